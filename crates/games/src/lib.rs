@@ -1,0 +1,29 @@
+//! Rules of two-player, zero-sum, perfect-information games behind one contract.
+//!
+//! - [`Game`] is the contract: player to move, legal actions, apply, outcome, observation,
+//!   symmetries, hash and move notation. Its docs state the invariants that
+//!   [`testing::check_game`] verifies for every game.
+//! - [`Player`] and [`Outcome`]; values between points of view convert with [`value_for`].
+//! - [`registry`] turns a name like `connect4:rows=6,cols=7` into an [`registry::AnyGame`].
+//! - One module per game: [`tic_tac_toe`], [`connect_four`].
+//!
+//! ```
+//! use zerosum_games::{Game, Outcome, Player, tic_tac_toe::TicTacToe};
+//! let mut game = TicTacToe::new();
+//! for mv in ["a1", "b1", "a2", "b2", "a3"] {
+//!     game.play_notation(mv).unwrap();
+//! }
+//! assert_eq!(game.outcome(), Some(Outcome::Win(Player::FIRST)));
+//! ```
+#![warn(missing_docs)]
+
+pub mod connect_four;
+pub mod error;
+mod game;
+pub mod registry;
+pub mod testing;
+pub mod tic_tac_toe;
+pub mod zobrist;
+
+pub use error::GameError;
+pub use game::{square_cell_symmetries, value_for, Action, Game, Outcome, Player, Symmetry};

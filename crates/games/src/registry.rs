@@ -1,0 +1,175 @@
+//! The one place that turns a name like `connect4:rows=6,cols=7` into a game.
+//!
+//! Generic code is written once over `G: Game`; [`AnyGame`] holds the initial position of
+//! whichever game was named, and [`with_game!`](crate::with_game) calls generic code with
+//! the concrete type.
+
+use std::collections::BTreeMap;
+
+use crate::connect_four::ConnectFour;
+use crate::error::GameError;
+use crate::tic_tac_toe::TicTacToe;
+
+/// The registry names users type, in the order help lists them.
+pub const GAME_NAMES: &[&str] = &["tictactoe", "connect4"];
+
+/// The initial position of a game named on the command line or in a config.
+#[derive(Clone, Debug)]
+pub enum AnyGame {
+    /// `tictactoe`
+    TicTacToe(TicTacToe),
+    /// `connect4[:rows=R,cols=C,k=K]`
+    ConnectFour(ConnectFour),
+}
+
+/// Calls `$body` with `$g` bound to the concrete initial position inside an [`AnyGame`].
+///
+/// ```
+/// use zerosum_games::{registry::parse_game, with_game, Game};
+/// let game = parse_game("connect4:rows=5,cols=6").unwrap();
+/// let actions = with_game!(game, g => g.num_actions());
+/// assert_eq!(actions, 6);
+/// ```
+#[macro_export]
+macro_rules! with_game {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::registry::AnyGame::TicTacToe($g) => $body,
+            $crate::registry::AnyGame::ConnectFour($g) => $body,
+        }
+    };
+}
+
+/// Parameters after the colon: `key=value` pairs separated by commas.
+pub struct Params {
+    game: String,
+    values: BTreeMap<String, String>,
+}
+
+impl Params {
+    fn parse(game: &str, text: &str) -> Result<Params, GameError> {
+        let mut values = BTreeMap::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or_else(|| GameError::BadParameter {
+                    game: game.to_string(),
+                    param: part.to_string(),
+                    reason: "expected key=value".to_string(),
+                })?;
+            values.insert(key.trim().to_string(), value.trim().to_string());
+        }
+        Ok(Params {
+            game: game.to_string(),
+            values,
+        })
+    }
+
+    /// Takes parameter `key` parsed as `T`, or `default` when it is absent.
+    pub fn take<T: std::str::FromStr>(&mut self, key: &str, default: T) -> Result<T, GameError> {
+        match self.values.remove(key) {
+            None => Ok(default),
+            Some(text) => text.parse().map_err(|_| GameError::BadParameter {
+                game: self.game.clone(),
+                param: format!("{key}={text}"),
+                reason: format!("cannot read '{text}' as a {}", std::any::type_name::<T>()),
+            }),
+        }
+    }
+
+    /// Fails on any parameter that was not taken.
+    pub fn finish(self) -> Result<(), GameError> {
+        match self.values.into_iter().next() {
+            None => Ok(()),
+            Some((key, value)) => Err(GameError::BadParameter {
+                game: self.game,
+                param: format!("{key}={value}"),
+                reason: "unknown parameter".to_string(),
+            }),
+        }
+    }
+
+    /// A parameter error for this game.
+    pub fn error(&self, param: String, reason: String) -> GameError {
+        GameError::BadParameter {
+            game: self.game.clone(),
+            param,
+            reason,
+        }
+    }
+}
+
+/// Builds the initial position named by `spec`, such as `tictactoe` or
+/// `connect4:rows=6,cols=7,k=4`.
+pub fn parse_game(spec: &str) -> Result<AnyGame, GameError> {
+    let (name, params) = spec.trim().split_once(':').unwrap_or((spec.trim(), ""));
+    let mut params = Params::parse(name, params)?;
+    let game =
+        match name {
+            "tictactoe" => AnyGame::TicTacToe(TicTacToe::new()),
+            "connect4" => {
+                let rows = params.take("rows", 6usize)?;
+                let cols = params.take("cols", 7usize)?;
+                let k = params.take("k", 4usize)?;
+                AnyGame::ConnectFour(ConnectFour::try_new(rows, cols, k).map_err(|reason| {
+                    params.error(format!("rows={rows},cols={cols},k={k}"), reason)
+                })?)
+            }
+            _ => {
+                return Err(GameError::UnknownGame {
+                    name: name.to_string(),
+                    known: GAME_NAMES.join(", "),
+                })
+            }
+        };
+    params.finish()?;
+    Ok(game)
+}
+
+impl AnyGame {
+    /// The full registry name of the game, parameters included.
+    pub fn name(&self) -> String {
+        use crate::Game;
+        with_game!(self, g => g.name())
+    }
+
+    /// The short registry name (`connect4`), without parameters.
+    pub fn short_name(&self) -> &'static str {
+        match self {
+            AnyGame::TicTacToe(_) => "tictactoe",
+            AnyGame::ConnectFour(_) => "connect4",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for spec in ["tictactoe", "connect4", "connect4:rows=5,cols=6,k=4"] {
+            let game = parse_game(spec).unwrap();
+            let again = parse_game(&game.name()).unwrap();
+            assert_eq!(game.name(), again.name());
+        }
+    }
+
+    #[test]
+    fn bad_names_are_one_line_errors() {
+        for spec in [
+            "chezz",
+            "connect4:rows=x",
+            "connect4:depth=3",
+            "connect4:rows",
+            "connect4:rows=2",
+        ] {
+            let err = parse_game(spec).unwrap_err().to_string();
+            assert!(!err.contains('\n'), "{err}");
+        }
+        assert!(matches!(
+            parse_game("chezz"),
+            Err(GameError::UnknownGame { .. })
+        ));
+    }
+}

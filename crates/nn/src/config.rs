@@ -1,0 +1,151 @@
+//! Model and learner settings.
+
+use serde::{Deserialize, Serialize};
+
+/// Which network family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// Fully connected layers with batch norm over the flattened observation.
+    Mlp,
+    /// A convolutional residual tower as in AlphaZero.
+    Resnet,
+}
+
+/// The network's shape.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelConfig {
+    /// `mlp` or `resnet`.
+    pub family: Family,
+    /// mlp: width of each hidden layer.
+    pub hidden: usize,
+    /// mlp: number of hidden layers.
+    pub layers: usize,
+    /// resnet: channels of the tower (AlphaZero: 256).
+    pub channels: usize,
+    /// resnet: residual blocks (AlphaZero: 19 or 39).
+    pub blocks: usize,
+    /// Width of the value head's hidden layer (AlphaZero: 256).
+    pub value_hidden: usize,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig {
+            family: Family::Resnet,
+            hidden: 128,
+            layers: 3,
+            channels: 64,
+            blocks: 4,
+            value_hidden: 64,
+        }
+    }
+}
+
+impl ModelConfig {
+    /// Problems with these settings, one line each.
+    pub fn validate(&self) -> Vec<String> {
+        let mut errors = Vec::new();
+        match self.family {
+            Family::Mlp if self.hidden == 0 || self.layers == 0 => {
+                errors.push("model.hidden and model.layers must be at least 1 for mlp".to_string())
+            }
+            Family::Resnet if self.channels == 0 => {
+                errors.push("model.channels must be at least 1 for resnet".to_string())
+            }
+            _ => {}
+        }
+        if self.value_hidden == 0 {
+            errors.push("model.value_hidden must be at least 1".to_string());
+        }
+        errors
+    }
+}
+
+/// The optimizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    /// SGD with (Nesterov) momentum, as AlphaZero.
+    Sgd,
+    /// Adam.
+    Adam,
+}
+
+/// How the network learns from a batch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LearnerConfig {
+    /// `sgd` or `adam`.
+    pub optimizer: OptimizerKind,
+    /// Learning rate at step 0 (AlphaZero: 0.2, for batch 4096).
+    pub learning_rate: f64,
+    /// Piecewise-constant schedule: `[[step, rate], ...]`; from each step on, that rate.
+    pub lr_schedule: Vec<(u64, f64)>,
+    /// SGD momentum (AlphaZero: 0.9).
+    pub momentum: f64,
+    /// Coefficient of the L2 penalty on the weights in the loss (AlphaZero: 1e-4).
+    pub l2: f64,
+    /// Weight of the value loss against the policy loss.
+    pub value_weight: f64,
+    /// Positions per minibatch (AlphaZero: 4096).
+    pub batch_size: usize,
+    /// Passes over the replay window per generation, as a fraction (1.0 = every position
+    /// once on average).
+    pub epochs: f64,
+    /// Gradient-norm clip; 0 turns it off.
+    pub grad_clip: f64,
+}
+
+impl Default for LearnerConfig {
+    fn default() -> Self {
+        LearnerConfig {
+            optimizer: OptimizerKind::Adam,
+            learning_rate: 2e-3,
+            lr_schedule: Vec::new(),
+            momentum: 0.9,
+            l2: 1e-4,
+            value_weight: 1.0,
+            batch_size: 256,
+            epochs: 2.0,
+            grad_clip: 0.0,
+        }
+    }
+}
+
+impl LearnerConfig {
+    /// The learning rate in force at `step`.
+    pub fn learning_rate_at(&self, step: u64) -> f64 {
+        self.lr_schedule
+            .iter()
+            .filter(|(from, _)| *from <= step)
+            .max_by_key(|(from, _)| *from)
+            .map(|&(_, rate)| rate)
+            .unwrap_or(self.learning_rate)
+    }
+
+    /// Problems with these settings, one line each.
+    pub fn validate(&self) -> Vec<String> {
+        let mut errors = Vec::new();
+        if !(self.learning_rate > 0.0) {
+            errors.push(format!(
+                "learner.learning_rate must be positive, got {}",
+                self.learning_rate
+            ));
+        }
+        if self.batch_size == 0 {
+            errors.push("learner.batch_size must be at least 1".to_string());
+        }
+        if !(self.epochs > 0.0) {
+            errors.push(format!(
+                "learner.epochs must be positive, got {}",
+                self.epochs
+            ));
+        }
+        if self.l2 < 0.0 || self.value_weight < 0.0 {
+            errors.push("learner.l2 and learner.value_weight must not be negative".to_string());
+        }
+        errors
+    }
+}

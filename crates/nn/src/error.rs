@@ -1,0 +1,56 @@
+//! Errors of the nn crate.
+
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// What went wrong building, running, saving or loading a network.
+#[derive(Debug, Error)]
+pub enum NnError {
+    /// No checkpoint at this path.
+    #[error("no checkpoint at {path} (expected {path}.safetensors and {path}.json)")]
+    MissingCheckpoint {
+        /// The path as given, without extension.
+        path: PathBuf,
+    },
+    /// The checkpoint's files exist but could not be read.
+    #[error("corrupt checkpoint {path}: {reason}")]
+    CorruptCheckpoint {
+        /// The file that failed.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The checkpoint was trained for another game or board shape.
+    #[error("checkpoint {path} is for game '{found}', not '{expected}'")]
+    GameMismatch {
+        /// The checkpoint.
+        path: PathBuf,
+        /// The game asked for.
+        expected: String,
+        /// The game it was trained on.
+        found: String,
+    },
+    /// A model configuration that cannot be built.
+    #[error("bad model config: {0}")]
+    BadConfig(String),
+    /// A device that is not there (cuda without a GPU).
+    #[error("device '{0}' is not available (use cpu, cuda, cuda:N or auto)")]
+    BadDevice(String),
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// libtorch reported an error.
+    #[error("libtorch: {0}")]
+    Torch(String),
+}
+
+impl From<tch::TchError> for NnError {
+    fn from(e: tch::TchError) -> Self {
+        NnError::Torch(e.to_string().lines().next().unwrap_or("").to_string())
+    }
+}

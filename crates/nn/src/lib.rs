@@ -1,0 +1,46 @@
+//! Policy/value networks on libtorch, through `tch`; the only crate that names tch.
+//!
+//! - [`ModelConfig`] picks a family ([`Family::Mlp`] or [`Family::Resnet`]) and its size.
+//! - [`Model`] holds the weights; [`Model::save`] and [`Model::load`] write and read
+//!   `<name>.safetensors` with a `<name>.json` sidecar ([`CheckpointMeta`]).
+//! - [`NetEvaluator`] is the search's [`zerosum_search::Evaluator`] for a model.
+//! - [`Learner`] takes gradient steps on a [`Batch`] and reports [`Losses`].
+//!
+//! ```
+//! use zerosum_nn::{Model, ModelConfig, Family};
+//! let config = ModelConfig { family: Family::Mlp, hidden: 16, layers: 1, ..Default::default() };
+//! let model = Model::new("tictactoe", &config, [2, 3, 3], 9, tch::Device::Cpu).unwrap();
+//! let (mut logits, mut values) = (vec![0.0; 9], vec![0.0; 1]);
+//! model.predict(&[0.0; 18], 1, &mut logits, &mut values);
+//! assert!(values[0].abs() <= 1.0);
+//! ```
+#![warn(missing_docs)]
+
+mod config;
+mod error;
+mod evaluator;
+mod families;
+mod learner;
+mod model;
+
+pub use config::{Family, LearnerConfig, ModelConfig, OptimizerKind};
+pub use error::NnError;
+pub use evaluator::NetEvaluator;
+pub use families::PolicyValueNet;
+pub use learner::{Batch, Learner, Losses};
+pub use model::{checkpoint_base, parse_device, with_extension, CheckpointMeta, Model};
+/// Where tensors live (re-exported so other crates need not name tch).
+pub use tch::Device;
+
+/// Seeds libtorch's generator (weight initialisation) and sets its thread count.
+pub fn init_torch(seed: u64, threads: usize) {
+    tch::manual_seed(seed as i64);
+    if threads > 0 {
+        tch::set_num_threads(threads as i32);
+    }
+}
+
+/// Whether a CUDA device is available.
+pub fn cuda_available() -> bool {
+    tch::Cuda::is_available()
+}

@@ -1,0 +1,250 @@
+//! A network with its weights, its shape and its checkpoint files.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use tch::{nn, Device, Kind, Tensor};
+
+use crate::config::ModelConfig;
+use crate::error::NnError;
+use crate::families::{self, PolicyValueNet};
+
+/// What a checkpoint's JSON sidecar records beside the weights.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointMeta {
+    /// The game's full registry name (`connect4:rows=6,cols=7,k=4`).
+    pub game: String,
+    /// The network's shape.
+    pub model: ModelConfig,
+    /// Observation shape `[planes, height, width]`.
+    pub obs_shape: [usize; 3],
+    /// Size of the policy head.
+    pub num_actions: usize,
+    /// Optimizer steps taken when it was written.
+    pub step: u64,
+    /// Training generation when it was written.
+    pub generation: u64,
+    /// The zerosum version that wrote it.
+    pub zerosum_version: String,
+}
+
+/// Picks a device from `auto`, `cpu`, `cuda` or `cuda:N`.
+pub fn parse_device(text: &str) -> Result<Device, NnError> {
+    match text {
+        "auto" => Ok(Device::cuda_if_available()),
+        "cpu" => Ok(Device::Cpu),
+        "cuda" if tch::Cuda::is_available() => Ok(Device::Cuda(0)),
+        _ => match text
+            .strip_prefix("cuda:")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            Some(n) if tch::Cuda::is_available() && (n as i64) < tch::Cuda::device_count() => {
+                Ok(Device::Cuda(n))
+            }
+            _ => Err(NnError::BadDevice(text.to_string())),
+        },
+    }
+}
+
+/// A policy/value network for one game.
+pub struct Model {
+    vs: nn::VarStore,
+    net: Box<dyn PolicyValueNet>,
+    meta: CheckpointMeta,
+}
+
+impl Model {
+    /// A freshly initialised network for `game` with observation shape `obs_shape` and
+    /// `num_actions` actions.
+    pub fn new(
+        game: &str,
+        config: &ModelConfig,
+        obs_shape: [usize; 3],
+        num_actions: usize,
+        device: Device,
+    ) -> Result<Model, NnError> {
+        let problems = config.validate();
+        if let Some(first) = problems.first() {
+            return Err(NnError::BadConfig(first.clone()));
+        }
+        let vs = nn::VarStore::new(device);
+        let net = families::build(&vs.root(), config, obs_shape, num_actions);
+        let meta = CheckpointMeta {
+            game: game.to_string(),
+            model: config.clone(),
+            obs_shape,
+            num_actions,
+            step: 0,
+            generation: 0,
+            zerosum_version: env!("CARGO_PKG_VERSION").to_string(),
+        };
+        Ok(Model { vs, net, meta })
+    }
+
+    /// The checkpoint metadata (step and generation as last set).
+    pub fn meta(&self) -> &CheckpointMeta {
+        &self.meta
+    }
+
+    /// Records the training progress written into the next checkpoint.
+    pub fn set_progress(&mut self, step: u64, generation: u64) {
+        self.meta.step = step;
+        self.meta.generation = generation;
+    }
+
+    /// The device the weights live on.
+    pub fn device(&self) -> Device {
+        self.vs.device()
+    }
+
+    /// The variable store (for optimizers).
+    pub fn var_store(&self) -> &nn::VarStore {
+        &self.vs
+    }
+
+    /// The forward pass: observations `[B, obs_len]` (flat) to logits `[B, A]` and values
+    /// `[B]`.
+    pub fn forward_t(&self, obs: &Tensor, train: bool) -> (Tensor, Tensor) {
+        let [c, h, w] = self.meta.obs_shape;
+        let obs = obs.view([-1, c as i64, h as i64, w as i64]);
+        self.net.forward_t(&obs, train)
+    }
+
+    /// Inference on a flat batch `[B * obs_len]`, writing logits `[B * A]` and values `[B]`.
+    pub fn predict(&self, obs: &[f32], batch: usize, logits: &mut [f32], values: &mut [f32]) {
+        let _guard = tch::no_grad_guard();
+        let input = Tensor::from_slice(obs).to_device(self.device());
+        let (policy, value) = self.forward_t(&input.view([batch as i64, -1]), false);
+        let policy = policy.to_device(Device::Cpu).to_kind(Kind::Float);
+        let value = value.to_device(Device::Cpu).to_kind(Kind::Float);
+        policy.copy_data(logits, batch * self.meta.num_actions);
+        value.copy_data(values, batch);
+    }
+
+    /// A second model with the same weights (for another thread).
+    pub fn try_clone(&self) -> Result<Model, NnError> {
+        let mut copy = Model::new(
+            &self.meta.game,
+            &self.meta.model,
+            self.meta.obs_shape,
+            self.meta.num_actions,
+            self.device(),
+        )?;
+        copy.vs.copy(&self.vs)?;
+        copy.meta = self.meta.clone();
+        Ok(copy)
+    }
+
+    /// Writes `<base>.safetensors` and `<base>.json`, each to a temporary name first and
+    /// then renamed, so a crash never leaves a half-written checkpoint under the real name.
+    pub fn save(&self, base: &Path) -> Result<(), NnError> {
+        let weights = with_extension(base, "safetensors");
+        let sidecar = with_extension(base, "json");
+        let tmp_weights = with_extension(base, "tmp.safetensors");
+        let tmp_sidecar = with_extension(base, "tmp.json");
+        self.vs.save(&tmp_weights)?;
+        let json = serde_json::to_string_pretty(&self.meta).expect("metadata serialises");
+        fs::write(&tmp_sidecar, json).map_err(|source| NnError::Io {
+            path: tmp_sidecar.clone(),
+            source,
+        })?;
+        fs::rename(&tmp_weights, &weights).map_err(|source| NnError::Io {
+            path: weights,
+            source,
+        })?;
+        fs::rename(&tmp_sidecar, &sidecar).map_err(|source| NnError::Io {
+            path: sidecar,
+            source,
+        })?;
+        Ok(())
+    }
+
+    /// Reads the metadata of the checkpoint at `path` (with or without extension, or a
+    /// directory holding `latest`).
+    pub fn read_meta(path: &Path) -> Result<(PathBuf, CheckpointMeta), NnError> {
+        let base = checkpoint_base(path)?;
+        let sidecar = with_extension(&base, "json");
+        let text = fs::read_to_string(&sidecar).map_err(|source| NnError::Io {
+            path: sidecar.clone(),
+            source,
+        })?;
+        let meta: CheckpointMeta =
+            serde_json::from_str(&text).map_err(|e| NnError::CorruptCheckpoint {
+                path: sidecar.clone(),
+                reason: e.to_string(),
+            })?;
+        Ok((base, meta))
+    }
+
+    /// Loads a checkpoint for `game` (its full registry name); fails with a clear error if
+    /// it is missing, corrupt or for another game.
+    pub fn load(path: &Path, game: &str, device: Device) -> Result<Model, NnError> {
+        let (base, meta) = Model::read_meta(path)?;
+        if meta.game != game {
+            return Err(NnError::GameMismatch {
+                path: base,
+                expected: game.to_string(),
+                found: meta.game,
+            });
+        }
+        let mut model = Model::new(
+            &meta.game,
+            &meta.model,
+            meta.obs_shape,
+            meta.num_actions,
+            device,
+        )?;
+        let weights = with_extension(&base, "safetensors");
+        model
+            .vs
+            .load(&weights)
+            .map_err(|e| NnError::CorruptCheckpoint {
+                path: weights.clone(),
+                reason: e
+                    .to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("unreadable")
+                    .to_string(),
+            })?;
+        model.meta = meta;
+        Ok(model)
+    }
+}
+
+/// `base` with `.ext` appended (not replacing: `gen-0003` becomes `gen-0003.json`).
+pub fn with_extension(base: &Path, ext: &str) -> PathBuf {
+    let mut name = base.as_os_str().to_owned();
+    name.push(".");
+    name.push(ext);
+    PathBuf::from(name)
+}
+
+/// Resolves what a user names as a checkpoint: `X` (with `X.safetensors` and `X.json`
+/// beside it), `X.safetensors`, `X.json`, or a directory holding `latest`.
+pub fn checkpoint_base(path: &Path) -> Result<PathBuf, NnError> {
+    let text = path.to_string_lossy();
+    let base = if let Some(stripped) = text
+        .strip_suffix(".safetensors")
+        .or_else(|| text.strip_suffix(".json"))
+    {
+        PathBuf::from(stripped)
+    } else if path.is_dir() {
+        let inner = path.join("latest");
+        if with_extension(&inner, "json").exists() {
+            inner
+        } else {
+            path.join("checkpoints").join("latest")
+        }
+    } else {
+        path.to_path_buf()
+    };
+    if with_extension(&base, "json").is_file() && with_extension(&base, "safetensors").is_file() {
+        Ok(base)
+    } else {
+        Err(NnError::MissingCheckpoint {
+            path: path.to_path_buf(),
+        })
+    }
+}

@@ -1,0 +1,80 @@
+//! Search settings.
+
+use serde::{Deserialize, Serialize};
+
+/// How an unvisited child is valued during selection (first-play urgency).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fpu {
+    /// The parent's mean value minus this amount (Leela Zero, KataGo).
+    Reduction(f32),
+    /// This fixed value, from the parent's mover's view (AlphaZero used 0, a draw).
+    Absolute(f32),
+}
+
+/// The PUCT search of AlphaZero: `argmax Q + c_puct * P * sqrt(N) / (1 + n)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Simulations per move (AlphaZero: 800).
+    pub num_simulations: usize,
+    /// Exploration constant of PUCT (AlphaZero's c_init: 1.25).
+    pub c_puct: f32,
+    /// First-play urgency: the value of a child not yet visited.
+    pub fpu: Fpu,
+    /// Concentration of the Dirichlet noise added to the root priors in self-play
+    /// (AlphaZero: 0.3 chess, 0.15 shogi, 0.03 Go; about 10 / typical number of moves).
+    pub dirichlet_alpha: f32,
+    /// Weight of that noise in the root priors (AlphaZero: 0.25).
+    pub dirichlet_epsilon: f32,
+    /// Propagate proven wins and losses up the tree (MCTS-solver) and play them.
+    pub solver: bool,
+    /// Keep the subtree under the played move for the next search.
+    pub reuse_tree: bool,
+    /// Network outputs kept per search driver, keyed by position hash; 0 turns the cache off.
+    pub cache_capacity: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            num_simulations: 200,
+            c_puct: 1.25,
+            fpu: Fpu::Reduction(0.25),
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: 0.25,
+            solver: true,
+            reuse_tree: true,
+            cache_capacity: 200_000,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// Problems that make the search meaningless, as one-line messages.
+    pub fn validate(&self) -> Vec<String> {
+        let mut errors = Vec::new();
+        if self.num_simulations == 0 {
+            errors.push("search.num_simulations must be at least 1".to_string());
+        }
+        if !(self.c_puct > 0.0) {
+            errors.push(format!(
+                "search.c_puct must be positive, got {}",
+                self.c_puct
+            ));
+        }
+        if !(self.dirichlet_alpha > 0.0) {
+            errors.push(format!(
+                "search.dirichlet_alpha must be positive, got {}",
+                self.dirichlet_alpha
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.dirichlet_epsilon) {
+            errors.push(format!(
+                "search.dirichlet_epsilon must be within [0, 1], got {}",
+                self.dirichlet_epsilon
+            ));
+        }
+        errors
+    }
+}

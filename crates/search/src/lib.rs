@@ -1,0 +1,39 @@
+//! Monte Carlo tree search over any [`zerosum_games::Game`].
+//!
+//! - [`Evaluator`]: the only view of a network (batch of positions in, logits and values
+//!   out), with [`UniformEvaluator`] and [`RolloutEvaluator`] so search runs without one.
+//! - [`Tree`]: an arena of nodes; [`Tree::advance`] keeps the subtree under a played move.
+//! - [`run_simulations`]: select, expand and backup in B trees in lockstep around one
+//!   batched evaluator call, with an [`EvalCache`] keyed by position hash.
+//! - PUCT selection with first-play urgency, Dirichlet root noise, and the MCTS-solver.
+//! - [`SearchResult`] and [`Tree::choose_action`] (temperature) read the root.
+//!
+//! ```
+//! use rand::{SeedableRng, rngs::SmallRng};
+//! use zerosum_games::{Game, tic_tac_toe::TicTacToe};
+//! use zerosum_search::{search_one, EvalCache, RolloutEvaluator, SearchConfig, Tree};
+//!
+//! let mut game = TicTacToe::new();
+//! for mv in ["a1", "b2", "a2"] { game.play_notation(mv).unwrap(); }
+//! let mut tree = Tree::new(game.clone());
+//! let mut evaluator = RolloutEvaluator::new(1, 1);
+//! let mut rng = SmallRng::seed_from_u64(7);
+//! search_one(&mut tree, &mut evaluator, &SearchConfig::default(), 400, &mut EvalCache::new(0), &mut rng);
+//! let block = tree.choose_action(0.0, &mut rng).unwrap();
+//! assert_eq!(game.format_action(block), "a3");
+//! ```
+#![warn(missing_docs)]
+
+mod config;
+mod evaluator;
+mod puct;
+mod result;
+mod simulate;
+mod solver;
+mod tree;
+
+pub use config::{Fpu, SearchConfig};
+pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use result::{value_for_first, SearchResult};
+pub use simulate::{add_dirichlet_noise, run_simulations, search_one, EvalCache, Scratch};
+pub use tree::{Bound, Node, NodeId, Tree};

@@ -1,0 +1,225 @@
+//! Matches between two players: colours alternate, results with a 95% interval and Elo.
+
+use std::fmt;
+
+use rand::rngs::SmallRng;
+use serde::{Deserialize, Serialize};
+use zerosum_games::{Game, Player};
+
+use crate::error::TrainError;
+use crate::players::Agent;
+use crate::record::GameRecord;
+
+/// The result of a match from player A's view.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MatchReport {
+    /// Player A's name.
+    pub player: String,
+    /// Player B's name.
+    pub opponent: String,
+    /// A's wins.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// A's losses.
+    pub losses: u32,
+    /// A's wins when A moved first.
+    pub wins_as_first: u32,
+    /// A's wins when A moved second.
+    pub wins_as_second: u32,
+}
+
+impl MatchReport {
+    /// Games played.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// A's score: (wins + draws / 2) / games.
+    pub fn score(&self) -> f64 {
+        if self.games() == 0 {
+            return 0.5;
+        }
+        (self.wins as f64 + 0.5 * self.draws as f64) / self.games() as f64
+    }
+
+    /// The 95% interval of the score (normal approximation over per-game scores, clamped to
+    /// [0, 1]).
+    pub fn score_interval(&self) -> (f64, f64) {
+        let n = self.games() as f64;
+        if n == 0.0 {
+            return (0.0, 1.0);
+        }
+        let s = self.score();
+        let variance = (self.wins as f64 * (1.0 - s).powi(2)
+            + self.draws as f64 * (0.5 - s).powi(2)
+            + self.losses as f64 * s.powi(2))
+            / n;
+        // With no variance observed (all wins, say) fall back to the binomial worst case
+        // of one more game going the other way.
+        let half = 1.96 * (variance.max(1.0 / (4.0 * n * n)) / n).sqrt();
+        ((s - half).max(0.0), (s + half).min(1.0))
+    }
+
+    /// The Elo difference A minus B implied by the score (clamped at +-800 for perfect
+    /// scores).
+    pub fn elo(&self) -> f64 {
+        elo_of_score(self.score())
+    }
+
+    /// The Elo interval implied by the score interval.
+    pub fn elo_interval(&self) -> (f64, f64) {
+        let (low, high) = self.score_interval();
+        (elo_of_score(low), elo_of_score(high))
+    }
+
+    fn add(&mut self, value_for_a: f32, a_first: bool) {
+        if value_for_a > 0.0 {
+            self.wins += 1;
+            if a_first {
+                self.wins_as_first += 1;
+            } else {
+                self.wins_as_second += 1;
+            }
+        } else if value_for_a < 0.0 {
+            self.losses += 1;
+        } else {
+            self.draws += 1;
+        }
+    }
+}
+
+/// `-400 log10(1/s - 1)`, clamped to +-800.
+pub fn elo_of_score(score: f64) -> f64 {
+    let s = score.clamp(1e-9, 1.0 - 1e-9);
+    (-400.0 * (1.0 / s - 1.0).log10()).clamp(-800.0, 800.0)
+}
+
+impl fmt::Display for MatchReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (low, high) = self.score_interval();
+        let (elo_low, elo_high) = self.elo_interval();
+        write!(
+            f,
+            "{} vs {}: {} games, +{} ={} -{} (as first: {} wins, as second: {} wins), score {:.1}% [{:.1}%, {:.1}%], Elo {:+.0} [{:+.0}, {:+.0}]",
+            self.player,
+            self.opponent,
+            self.games(),
+            self.wins,
+            self.draws,
+            self.losses,
+            self.wins_as_first,
+            self.wins_as_second,
+            100.0 * self.score(),
+            100.0 * low,
+            100.0 * high,
+            self.elo(),
+            elo_low,
+            elo_high
+        )
+    }
+}
+
+/// Plays one game from `initial`; `players[0]` moves first.
+pub fn play_game<G: Game>(
+    initial: &G,
+    players: [&mut dyn Agent<G>; 2],
+    rng: &mut SmallRng,
+) -> Result<GameRecord, TrainError> {
+    let [first, second] = players;
+    first.reset();
+    second.reset();
+    let mut position = initial.clone();
+    let mut actions = Vec::new();
+    while !position.is_terminal() {
+        let mover = if position.to_move() == Player::FIRST {
+            &mut *first
+        } else {
+            &mut *second
+        };
+        let choice = mover.choose(&position, rng)?;
+        if !position.is_legal(choice.action) {
+            return Err(TrainError::PlayerStopped {
+                player: mover.name(),
+                reason: format!(
+                    "chose the illegal move {}",
+                    position.format_action(choice.action)
+                ),
+            });
+        }
+        first.observe(&position, choice.action);
+        second.observe(&position, choice.action);
+        position.apply(choice.action);
+        actions.push(choice.action);
+    }
+    Ok(GameRecord::new(
+        initial,
+        [first.name(), second.name()],
+        actions,
+        Vec::new(),
+    ))
+}
+
+/// Plays `games` games between `a` and `b`, A first in even-numbered games; calls
+/// `on_game` after each with the record and the report so far.
+pub fn play_match<G: Game>(
+    initial: &G,
+    a: &mut dyn Agent<G>,
+    b: &mut dyn Agent<G>,
+    games: usize,
+    rng: &mut SmallRng,
+    mut on_game: impl FnMut(&GameRecord, &MatchReport),
+) -> Result<MatchReport, TrainError> {
+    let mut report = MatchReport {
+        player: a.name(),
+        opponent: b.name(),
+        ..Default::default()
+    };
+    for index in 0..games {
+        let a_first = index % 2 == 0;
+        let record = if a_first {
+            play_game(initial, [&mut *a, &mut *b], rng)?
+        } else {
+            play_game(initial, [&mut *b, &mut *a], rng)?
+        };
+        let value_for_a = if a_first {
+            record.value_first
+        } else {
+            -record.value_first
+        };
+        report.add(value_for_a, a_first);
+        on_game(&record, &report);
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_and_elo() {
+        let even = MatchReport {
+            wins: 10,
+            losses: 10,
+            ..Default::default()
+        };
+        assert_eq!(even.score(), 0.5);
+        assert!(even.elo().abs() < 1e-9);
+        let strong = MatchReport {
+            wins: 76,
+            draws: 0,
+            losses: 24,
+            ..Default::default()
+        };
+        assert!((strong.elo() - 200.0).abs() < 5.0, "{}", strong.elo());
+        let (low, high) = strong.score_interval();
+        assert!(low < 0.76 && 0.76 < high && high - low < 0.2);
+        let perfect = MatchReport {
+            wins: 20,
+            ..Default::default()
+        };
+        assert!(perfect.score_interval().0 < 1.0);
+        assert_eq!(perfect.elo(), 800.0);
+    }
+}

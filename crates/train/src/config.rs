@@ -1,0 +1,275 @@
+//! The run configuration: one struct per concern, composed by [`RunConfig`].
+//!
+//! Loading has two stages: raw TOML plus `--set key=value` overrides becomes a
+//! [`RunConfig`] (every field typed and checked by serde), which `validate()` then checks
+//! as a whole before any work starts.
+
+use serde::{Deserialize, Serialize};
+use zerosum_nn::{LearnerConfig, ModelConfig};
+use zerosum_search::SearchConfig;
+
+use crate::error::TrainError;
+
+/// How self-play games are generated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfPlayConfig {
+    /// Games played per generation.
+    pub games_per_generation: usize,
+    /// Games searched in lockstep per thread: the network's batch size (B).
+    pub batch_games: usize,
+    /// Self-play threads, each with its own copy of the network.
+    pub threads: usize,
+    /// Move choice samples visits^(1/temperature) for the first `temperature_plies` plies.
+    pub temperature: f32,
+    /// Plies played with `temperature`; after them the most visited move is played
+    /// (AlphaZero: 30 in Go and chess).
+    pub temperature_plies: usize,
+    /// Add Dirichlet noise to the root priors (AlphaZero: yes).
+    pub root_noise: bool,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            games_per_generation: 200,
+            batch_games: 64,
+            threads: 1,
+            temperature: 1.0,
+            temperature_plies: 8,
+            root_noise: true,
+        }
+    }
+}
+
+/// The window of recent positions the learner draws from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReplayConfig {
+    /// Most positions kept (AlphaZero: the last 500,000 games).
+    pub window_positions: usize,
+    /// Fewest generations kept, even when they hold more than the window.
+    pub min_generations: usize,
+    /// Train on a random board symmetry of each sample.
+    pub symmetries: bool,
+}
+
+impl Default for ReplayConfig {
+    fn default() -> Self {
+        ReplayConfig {
+            window_positions: 50_000,
+            min_generations: 1,
+            symmetries: true,
+        }
+    }
+}
+
+/// The evaluator that plays the newest checkpoint against baselines during training.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ArenaConfig {
+    /// Evaluate every this many generations; 0 never.
+    pub every: usize,
+    /// Games against each opponent (colours alternate).
+    pub games: usize,
+    /// Player specs to measure against (`mcts:N`, `random`, `perfect`).
+    pub baselines: Vec<String>,
+    /// Also play the previous evaluated checkpoint.
+    pub previous: bool,
+    /// Simulations per move for the checkpoint's search in evaluation games.
+    pub num_simulations: usize,
+}
+
+impl Default for ArenaConfig {
+    fn default() -> Self {
+        ArenaConfig {
+            every: 1,
+            games: 20,
+            baselines: vec!["mcts:100".to_string()],
+            previous: true,
+            num_simulations: 100,
+        }
+    }
+}
+
+/// One whole training run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunConfig {
+    /// The game's registry name (`connect4`, `go:size=9`).
+    pub game: String,
+    /// Seed for every random choice of the run.
+    pub seed: u64,
+    /// Generations to train (each: self-play, learn, checkpoint, evaluate).
+    pub generations: usize,
+    /// Stop after this many minutes of wall time (checked between phases); 0 = no limit.
+    pub max_minutes: f64,
+    /// `auto`, `cpu`, `cuda` or `cuda:N`.
+    pub device: String,
+    /// libtorch's intra-op threads; 0 leaves libtorch's default.
+    pub torch_threads: usize,
+    /// Keep a numbered checkpoint every this many generations (latest is always kept).
+    pub keep_checkpoint_every: usize,
+    /// The network.
+    pub model: ModelConfig,
+    /// The search used in self-play (and by evaluation games).
+    pub search: SearchConfig,
+    /// Self-play.
+    pub self_play: SelfPlayConfig,
+    /// The replay window.
+    pub replay: ReplayConfig,
+    /// The learner.
+    pub learner: LearnerConfig,
+    /// Evaluation during training.
+    pub arena: ArenaConfig,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            game: "tictactoe".to_string(),
+            seed: 1,
+            generations: 10,
+            max_minutes: 0.0,
+            device: "auto".to_string(),
+            torch_threads: 0,
+            keep_checkpoint_every: 5,
+            model: ModelConfig::default(),
+            search: SearchConfig::default(),
+            self_play: SelfPlayConfig::default(),
+            replay: ReplayConfig::default(),
+            learner: LearnerConfig::default(),
+            arena: ArenaConfig::default(),
+        }
+    }
+}
+
+impl RunConfig {
+    /// Parses TOML text, then applies `key=value` overrides (dotted keys such as
+    /// `search.num_simulations=50`; values in TOML syntax, bare words taken as strings).
+    pub fn from_toml(text: &str, overrides: &[String]) -> Result<RunConfig, TrainError> {
+        let mut value: toml::Value =
+            toml::from_str(text).map_err(|e| TrainError::BadConfig(one_line(&e.to_string())))?;
+        for item in overrides {
+            apply_override(&mut value, item)?;
+        }
+        value
+            .try_into()
+            .map_err(|e: toml::de::Error| TrainError::BadConfig(one_line(&e.to_string())))
+    }
+
+    /// The config as TOML (the run directory's `config.toml`).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("configs serialise to TOML")
+    }
+
+    /// Errors that stop a run before it starts (one line each) and warnings worth showing.
+    pub fn validate(&self) -> (Vec<String>, Vec<String>) {
+        let mut errors = Vec::new();
+        let mut warnings = Vec::new();
+        errors.extend(self.search.validate());
+        errors.extend(self.model.validate());
+        errors.extend(self.learner.validate());
+        if self.self_play.games_per_generation == 0 || self.self_play.batch_games == 0 {
+            errors.push(
+                "self_play.games_per_generation and batch_games must be at least 1".to_string(),
+            );
+        }
+        if self.self_play.threads == 0 {
+            errors.push("self_play.threads must be at least 1".to_string());
+        }
+        if self.replay.window_positions == 0 {
+            errors.push("replay.window_positions must be at least 1".to_string());
+        }
+        if self.generations == 0 {
+            errors.push("generations must be at least 1".to_string());
+        }
+        if self.self_play.batch_games > self.self_play.games_per_generation {
+            warnings.push(format!(
+                "self_play.batch_games ({}) exceeds games_per_generation ({}): batches will not fill",
+                self.self_play.batch_games, self.self_play.games_per_generation
+            ));
+        }
+        if self.search.num_simulations < 8 {
+            warnings.push(
+                "search.num_simulations below 8 gives visit-count targets little to learn from"
+                    .to_string(),
+            );
+        }
+        (errors, warnings)
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Sets `a.b.c=value` inside a TOML table.
+fn apply_override(root: &mut toml::Value, item: &str) -> Result<(), TrainError> {
+    let (key, raw) = item
+        .split_once('=')
+        .ok_or_else(|| TrainError::BadConfig(format!("override '{item}' is not key=value")))?;
+    let value: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
+        Ok(mut table) => table.remove("v").expect("the key v was just written"),
+        Err(_) => toml::Value::String(raw.to_string()),
+    };
+    let mut table = root
+        .as_table_mut()
+        .ok_or_else(|| TrainError::BadConfig("config root is not a table".to_string()))?;
+    let parts: Vec<&str> = key.trim().split('.').collect();
+    for part in &parts[..parts.len() - 1] {
+        table = table
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| {
+                TrainError::BadConfig(format!("override '{key}': '{part}' is not a table"))
+            })?;
+    }
+    table.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_reach_nested_fields() {
+        let config = RunConfig::from_toml(
+            "game = \"connect4\"\n[search]\nc_puct = 2.0\n",
+            &[
+                "search.num_simulations=50".into(),
+                "model.family=mlp".into(),
+                "seed=9".into(),
+            ],
+        )
+        .unwrap();
+        assert_eq!(config.game, "connect4");
+        assert_eq!(config.search.num_simulations, 50);
+        assert_eq!(config.search.c_puct, 2.0);
+        assert_eq!(config.model.family, zerosum_nn::Family::Mlp);
+        assert_eq!(config.seed, 9);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_types_are_one_line_errors() {
+        for (text, set) in [
+            ("nonsense = 3", vec![]),
+            ("[search]\nnum_simulations = \"many\"", vec![]),
+            ("", vec!["search.bogus=1".to_string()]),
+            ("", vec!["noequals".to_string()]),
+            ("[search", vec![]),
+        ] {
+            let err = RunConfig::from_toml(text, &set).unwrap_err().to_string();
+            assert!(!err.contains('\n'), "{err}");
+        }
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let config = RunConfig::default();
+        let again = RunConfig::from_toml(&config.to_toml(), &[]).unwrap();
+        assert_eq!(config, again);
+    }
+}

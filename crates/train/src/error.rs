@@ -1,0 +1,60 @@
+//! Errors of the train crate.
+
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// What went wrong in a run, a player spec or a record.
+#[derive(Debug, Error)]
+pub enum TrainError {
+    /// A config that does not parse or does not make sense.
+    #[error("bad config: {0}")]
+    BadConfig(String),
+    /// A player spec that names no player.
+    #[error("bad player '{spec}': {reason} (expected checkpoint:PATH[,sims=N], mcts:N, random, perfect or human)")]
+    BadPlayer {
+        /// The spec as given.
+        spec: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A game name the registry refused.
+    #[error(transparent)]
+    Game(#[from] zerosum_games::GameError),
+    /// A network that could not be built, saved or loaded.
+    #[error(transparent)]
+    Nn(#[from] zerosum_nn::NnError),
+    /// A file of the run directory that could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A record that could not be read.
+    #[error("bad record in {path} line {line}: {reason}")]
+    BadRecord {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A run directory that cannot be used as asked (exists without --resume, say).
+    #[error("run directory {path}: {reason}")]
+    RunDir {
+        /// The directory.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A player failed to produce a move (a human closed the input, say).
+    #[error("player {player} stopped: {reason}")]
+    PlayerStopped {
+        /// The player's name.
+        player: String,
+        /// Why.
+        reason: String,
+    },
+}

@@ -1,0 +1,43 @@
+//! Self-play, replay, learner and evaluation: the AlphaZero loop for any game.
+//!
+//! - [`RunConfig`] composes one config per concern ([`SelfPlayConfig`], [`ReplayConfig`],
+//!   [`ArenaConfig`], and the search, model and learner configs of the other crates).
+//! - [`train`] runs generations of [`self_play`] -> [`ReplayBuffer`] -> learner ->
+//!   checkpoint -> evaluation, writing everything through a [`RunStore`]; it resumes from
+//!   whatever the run directory holds.
+//! - [`Agent`] is one player interface for the arena, `play` and the protocols; players are
+//!   named by [`PlayerSpec`] (`checkpoint:PATH`, `mcts:N`, `random`, `perfect`, `human`).
+//! - [`play_match`] alternates colours and reports a [`MatchReport`] with a 95% interval
+//!   and the Elo difference.
+//!
+//! ```
+//! use zerosum_train::{arena::play_match, players::{PerfectAgent, RandomAgent}};
+//! use zerosum_games::tic_tac_toe::TicTacToe;
+//! use rand::{SeedableRng, rngs::SmallRng};
+//! let mut rng = SmallRng::seed_from_u64(1);
+//! let report = play_match(&TicTacToe::new(), &mut PerfectAgent::new(10_000), &mut RandomAgent, 10, &mut rng, |_, _| {}).unwrap();
+//! assert_eq!(report.losses, 0);
+//! ```
+#![warn(missing_docs)]
+
+pub mod arena;
+pub mod config;
+pub mod error;
+pub mod metrics;
+pub mod perfect;
+pub mod players;
+pub mod record;
+pub mod replay;
+pub mod run;
+pub mod self_play;
+pub mod store;
+
+pub use arena::{play_game, play_match, MatchReport};
+pub use config::{ArenaConfig, ReplayConfig, RunConfig, SelfPlayConfig};
+pub use error::TrainError;
+pub use players::{build_agent, Agent, Choice, MctsAgent, PlayerSpec};
+pub use record::{GameRecord, MoveStats};
+pub use replay::ReplayBuffer;
+pub use run::{train, Progress, RunSummary, Silent};
+pub use self_play::self_play;
+pub use store::{LocalStore, RunStore};

@@ -1,0 +1,88 @@
+//! Typed reports of the training loop and the sink that writes them as JSON Lines.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use zerosum_nn::Losses;
+
+use crate::arena::MatchReport;
+
+/// What one generation of self-play produced.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SelfPlayReport {
+    /// Games finished this generation (resumed ones included).
+    pub games: usize,
+    /// Positions recorded.
+    pub positions: usize,
+    /// Mean game length in plies.
+    pub mean_length: f64,
+    /// Shortest and longest game.
+    pub min_length: usize,
+    /// Longest game.
+    pub max_length: usize,
+    /// Share of games won by the first player, drawn, won by the second.
+    pub first_wins: f64,
+    /// Share of draws.
+    pub draws: f64,
+    /// Share of games won by the second player.
+    pub second_wins: f64,
+    /// Positions per second of self-play wall time.
+    pub positions_per_second: f64,
+    /// Simulations per second.
+    pub simulations_per_second: f64,
+    /// Network evaluations per second.
+    pub evaluations_per_second: f64,
+    /// Mean batch size of the network calls.
+    pub mean_batch: f64,
+    /// Share of leaf evaluations answered by the cache.
+    pub cache_hit_rate: f64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// What the learner did in one generation.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LearnerReport {
+    /// Gradient steps this generation.
+    pub steps: u64,
+    /// Total gradient steps so far.
+    pub total_steps: u64,
+    /// Positions in the replay window.
+    pub window_positions: usize,
+    /// The mean of each loss term over the generation's steps.
+    pub losses: Losses,
+    /// The losses of the last tenth of the steps.
+    pub final_losses: Losses,
+    /// The learning rate in force at the end.
+    pub learning_rate: f64,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// Evaluation results of one checkpoint.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EvalReport {
+    /// One match per opponent.
+    pub matches: Vec<MatchReport>,
+    /// Seconds spent.
+    pub seconds: f64,
+}
+
+/// Where reports go.
+pub trait MetricsSink {
+    /// Records one event with its fields.
+    fn record(&mut self, event: &str, generation: u64, step: u64, fields: Value);
+}
+
+/// Builds the JSON line of an event: `event`, `generation`, `step`, `time` (seconds since
+/// the Unix epoch), then the fields.
+pub fn event_line(event: &str, generation: u64, step: u64, fields: Value) -> String {
+    let time = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let mut line = json!({ "event": event, "generation": generation, "step": step, "time": time });
+    if let (Some(line), Value::Object(fields)) = (line.as_object_mut(), fields) {
+        line.extend(fields);
+    }
+    line.to_string()
+}

@@ -1,0 +1,76 @@
+//! Exact game values by memoised negamax, for games small enough (tic-tac-toe).
+
+use std::collections::HashMap;
+
+use zerosum_games::{value_for, Action, Game};
+
+/// The exact value of every position it has been asked about, from the mover's view.
+pub struct PerfectSolver<G: Game> {
+    memo: HashMap<G, i8>,
+    limit: usize,
+}
+
+impl<G: Game> PerfectSolver<G> {
+    /// A solver that gives up past `limit` distinct positions.
+    pub fn new(limit: usize) -> PerfectSolver<G> {
+        PerfectSolver {
+            memo: HashMap::new(),
+            limit,
+        }
+    }
+
+    /// The value of `position` for its mover: 1 win, 0 draw, -1 loss; `None` if the game
+    /// is too large for the limit.
+    pub fn value(&mut self, position: &G) -> Option<i8> {
+        if let Some(outcome) = position.outcome() {
+            return Some(outcome.value_for(position.to_move()) as i8);
+        }
+        if let Some(&v) = self.memo.get(position) {
+            return Some(v);
+        }
+        if self.memo.len() >= self.limit {
+            return None;
+        }
+        let mover = position.to_move();
+        let mut best = -2i8;
+        for action in position.legal_action_vec() {
+            let mut next = position.clone();
+            next.apply(action);
+            let v = self.child_value(&next, mover)?;
+            best = best.max(v);
+            if best == 1 {
+                break;
+            }
+        }
+        self.memo.insert(position.clone(), best);
+        Some(best)
+    }
+
+    fn child_value(&mut self, child: &G, mover: zerosum_games::Player) -> Option<i8> {
+        if let Some(outcome) = child.outcome() {
+            return Some(outcome.value_for(mover) as i8);
+        }
+        let v = self.value(child)?;
+        Some(value_for(v as f32, child.to_move(), mover) as i8)
+    }
+
+    /// The actions that keep the exact value of `position`, and that value.
+    pub fn best_actions(&mut self, position: &G) -> Option<(Vec<Action>, i8)> {
+        let mover = position.to_move();
+        let mut scored = Vec::new();
+        for action in position.legal_action_vec() {
+            let mut next = position.clone();
+            next.apply(action);
+            scored.push((action, self.child_value(&next, mover)?));
+        }
+        let best = scored.iter().map(|s| s.1).max()?;
+        Some((
+            scored
+                .into_iter()
+                .filter(|s| s.1 == best)
+                .map(|s| s.0)
+                .collect(),
+            best,
+        ))
+    }
+}

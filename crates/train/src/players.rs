@@ -1,0 +1,320 @@
+//! Players: anything that picks moves. One interface serves self-play evaluation, the
+//! arena, `play`, and the protocols.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use rand::rngs::SmallRng;
+use rand::Rng;
+use zerosum_games::{Action, Game};
+use zerosum_nn::{Model, NetEvaluator};
+use zerosum_search::{
+    search_one, EvalCache, Evaluator, RolloutEvaluator, SearchConfig, SearchResult, Tree,
+};
+
+use crate::error::TrainError;
+use crate::perfect::PerfectSolver;
+
+/// A player named on the command line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// A trained network with search: `checkpoint:PATH[,sims=N]`.
+    Checkpoint {
+        /// The checkpoint (see `zerosum_nn::checkpoint_base`).
+        path: PathBuf,
+        /// Simulations per move; the caller's default when absent.
+        sims: Option<usize>,
+    },
+    /// Plain MCTS with random rollouts: `mcts:N`.
+    Mcts {
+        /// Simulations per move.
+        sims: usize,
+    },
+    /// Uniformly random legal moves.
+    Random,
+    /// Exact search (small games only).
+    Perfect,
+    /// A person at the terminal.
+    Human,
+}
+
+impl FromStr for PlayerSpec {
+    type Err = TrainError;
+
+    fn from_str(spec: &str) -> Result<Self, Self::Err> {
+        let bad = |reason: &str| TrainError::BadPlayer {
+            spec: spec.to_string(),
+            reason: reason.to_string(),
+        };
+        let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        match kind {
+            "random" if rest.is_empty() => Ok(PlayerSpec::Random),
+            "perfect" if rest.is_empty() => Ok(PlayerSpec::Perfect),
+            "human" if rest.is_empty() => Ok(PlayerSpec::Human),
+            "mcts" => match rest.parse::<usize>() {
+                Ok(sims) if sims > 0 => Ok(PlayerSpec::Mcts { sims }),
+                _ => Err(bad("mcts needs a positive simulation count, like mcts:400")),
+            },
+            "checkpoint" => {
+                let mut parts = rest.split(',');
+                let path = parts
+                    .next()
+                    .filter(|p| !p.is_empty())
+                    .ok_or_else(|| bad("missing path"))?;
+                let mut sims = None;
+                for option in parts {
+                    match option.split_once('=') {
+                        Some(("sims", n)) => {
+                            sims = Some(
+                                n.parse::<usize>()
+                                    .ok()
+                                    .filter(|&n| n > 0)
+                                    .ok_or_else(|| bad("sims must be a positive integer"))?,
+                            )
+                        }
+                        _ => return Err(bad(&format!("unknown option '{option}'"))),
+                    }
+                }
+                Ok(PlayerSpec::Checkpoint {
+                    path: PathBuf::from(path),
+                    sims,
+                })
+            }
+            _ => Err(bad("unknown player kind")),
+        }
+    }
+}
+
+/// A move and what the player thought of it.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    /// The move.
+    pub action: Action,
+    /// The player's value of the position before the move, from the mover's view.
+    pub value: Option<f32>,
+    /// The search behind the move, if any.
+    pub search: Option<SearchResult>,
+}
+
+/// Something that plays moves.
+pub trait Agent<G: Game> {
+    /// A short name for reports (`mcts:400`, `checkpoint:runs/a/checkpoints/latest`).
+    fn name(&self) -> String;
+    /// Picks a move in `position`, which is not finished.
+    fn choose(&mut self, position: &G, rng: &mut SmallRng) -> Result<Choice, TrainError>;
+    /// Hears about every move played, its own and the opponent's (to keep a tree).
+    fn observe(&mut self, _position: &G, _action: Action) {}
+    /// A new game starts.
+    fn reset(&mut self) {}
+}
+
+/// Uniformly random legal moves.
+pub struct RandomAgent;
+
+impl<G: Game> Agent<G> for RandomAgent {
+    fn name(&self) -> String {
+        "random".to_string()
+    }
+
+    fn choose(&mut self, position: &G, rng: &mut SmallRng) -> Result<Choice, TrainError> {
+        let legal = position.legal_action_vec();
+        Ok(Choice {
+            action: legal[rng.random_range(0..legal.len())],
+            value: None,
+            search: None,
+        })
+    }
+}
+
+/// Exact play: a uniformly random move among those that keep the game-theoretic value.
+pub struct PerfectAgent<G: Game> {
+    solver: PerfectSolver<G>,
+}
+
+impl<G: Game> PerfectAgent<G> {
+    /// A perfect player; fails later on games with more than `limit` positions.
+    pub fn new(limit: usize) -> PerfectAgent<G> {
+        PerfectAgent {
+            solver: PerfectSolver::new(limit),
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for PerfectAgent<G> {
+    fn name(&self) -> String {
+        "perfect".to_string()
+    }
+
+    fn choose(&mut self, position: &G, rng: &mut SmallRng) -> Result<Choice, TrainError> {
+        let (best, value) =
+            self.solver
+                .best_actions(position)
+                .ok_or_else(|| TrainError::PlayerStopped {
+                    player: "perfect".to_string(),
+                    reason: "the game is too large to solve exactly".to_string(),
+                })?;
+        Ok(Choice {
+            action: best[rng.random_range(0..best.len())],
+            value: Some(value as f32),
+            search: None,
+        })
+    }
+}
+
+/// Search with any evaluator: a network (`checkpoint:`) or random rollouts (`mcts:N`).
+pub struct MctsAgent<G: Game> {
+    name: String,
+    evaluator: Box<dyn Evaluator<G>>,
+    config: SearchConfig,
+    num_simulations: usize,
+    tree: Option<Tree<G>>,
+    cache: EvalCache,
+}
+
+impl<G: Game> MctsAgent<G> {
+    /// An agent that searches `num_simulations` per move with `config`.
+    pub fn new(
+        name: String,
+        evaluator: Box<dyn Evaluator<G>>,
+        config: SearchConfig,
+        num_simulations: usize,
+    ) -> Self {
+        let cache = EvalCache::new(config.cache_capacity);
+        MctsAgent {
+            name,
+            evaluator,
+            config,
+            num_simulations,
+            tree: None,
+            cache,
+        }
+    }
+
+    /// The tree of the last search, if any.
+    pub fn tree(&self) -> Option<&Tree<G>> {
+        self.tree.as_ref()
+    }
+}
+
+impl<G: Game> Agent<G> for MctsAgent<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose(&mut self, position: &G, rng: &mut SmallRng) -> Result<Choice, TrainError> {
+        let reuse = self.config.reuse_tree
+            && self
+                .tree
+                .as_ref()
+                .is_some_and(|t| t.root_position() == position);
+        if !reuse {
+            self.tree = Some(Tree::new(position.clone()));
+        }
+        let tree = self.tree.as_mut().expect("set just above");
+        search_one(
+            tree,
+            self.evaluator.as_mut(),
+            &self.config,
+            self.num_simulations,
+            &mut self.cache,
+            rng,
+        );
+        let action = tree
+            .choose_action(0.0, rng)
+            .expect("a position that is not finished has moves");
+        let result = tree.result();
+        Ok(Choice {
+            action,
+            value: Some(result.root_value),
+            search: Some(result),
+        })
+    }
+
+    fn observe(&mut self, position: &G, action: Action) {
+        match &mut self.tree {
+            Some(tree) if tree.root_position() == position => {
+                tree.advance(action, self.config.reuse_tree)
+            }
+            _ => self.tree = None,
+        }
+    }
+
+    fn reset(&mut self) {
+        self.tree = None;
+    }
+}
+
+/// Builds any player but `human` (which needs a terminal, and lives in the binary).
+///
+/// `search` is used for `checkpoint:` and `mcts:` players; `default_sims` is the
+/// checkpoint's simulation count when the spec gives none.
+pub fn build_agent<G: Game>(
+    spec: &PlayerSpec,
+    game: &G,
+    search: &SearchConfig,
+    default_sims: usize,
+    device: zerosum_nn::Device,
+    seed: u64,
+) -> Result<Box<dyn Agent<G>>, TrainError> {
+    Ok(match spec {
+        PlayerSpec::Random => Box::new(RandomAgent),
+        PlayerSpec::Perfect => Box::new(PerfectAgent::new(2_000_000)),
+        PlayerSpec::Mcts { sims } => Box::new(MctsAgent::new(
+            format!("mcts:{sims}"),
+            Box::new(RolloutEvaluator::new(seed, 1)),
+            search.clone(),
+            *sims,
+        )),
+        PlayerSpec::Checkpoint { path, sims } => {
+            let model = Model::load(path, &game.name(), device)?;
+            let sims = sims.unwrap_or(default_sims);
+            Box::new(MctsAgent::new(
+                format!("checkpoint:{}", path.display()),
+                Box::new(NetEvaluator::new(model, game)),
+                search.clone(),
+                sims,
+            ))
+        }
+        PlayerSpec::Human => {
+            return Err(TrainError::BadPlayer {
+                spec: "human".to_string(),
+                reason: "a human player needs the terminal front end".to_string(),
+            })
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
+        assert_eq!(
+            "mcts:400".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Mcts { sims: 400 }
+        );
+        assert_eq!(
+            "checkpoint:runs/a/latest,sims=50"
+                .parse::<PlayerSpec>()
+                .unwrap(),
+            PlayerSpec::Checkpoint {
+                path: "runs/a/latest".into(),
+                sims: Some(50)
+            }
+        );
+        for bad in [
+            "mcts",
+            "mcts:0",
+            "mcts:x",
+            "checkpoint:",
+            "checkpoint:a,depth=3",
+            "gnugo",
+            "random:3",
+        ] {
+            let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();
+            assert!(!err.contains('\n') && err.contains(bad), "{err}");
+        }
+    }
+}

@@ -1,0 +1,513 @@
+//! The loop: self-play -> replay window -> learner -> checkpoint -> evaluation -> metrics,
+//! generation after generation, resumable at any point.
+
+use std::sync::mpsc;
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use serde_json::json;
+use tracing::info_span;
+use zerosum_games::Game;
+use zerosum_nn::{parse_device, Learner, Losses, Model, NetEvaluator};
+
+use crate::arena::{play_match, MatchReport};
+use crate::config::RunConfig;
+use crate::error::TrainError;
+use crate::metrics::{event_line, EvalReport, LearnerReport, SelfPlayReport};
+use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
+use crate::record::GameRecord;
+use crate::replay::{samples_from_record, ReplayBuffer};
+use crate::self_play::{self_play, SelfPlayCounters};
+use crate::store::RunStore;
+
+/// Listens to the loop's progress; the binary draws progress bars from it.
+pub trait Progress {
+    /// A phase begins (`self-play`, `learn`, `evaluate`) with `total` units of work.
+    fn start(&mut self, generation: u64, phase: &str, total: u64);
+    /// `done` more units finished.
+    fn advance(&mut self, done: u64);
+    /// The phase ended; `summary` is one line.
+    fn finish(&mut self, summary: &str);
+}
+
+/// A [`Progress`] that shows nothing.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&mut self, _: u64, _: &str, _: u64) {}
+    fn advance(&mut self, _: u64) {}
+    fn finish(&mut self, _: &str) {}
+}
+
+/// What a finished (or stopped) run reached.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// The last generation completed.
+    pub generation: u64,
+    /// Gradient steps taken in all.
+    pub steps: u64,
+    /// Training wall time in seconds, all sessions of the run together.
+    pub seconds: f64,
+    /// The last evaluation, if any.
+    pub last_eval: Option<EvalReport>,
+}
+
+fn games_file(generation: u64) -> String {
+    format!("games/gen-{generation:04}.jsonl")
+}
+
+fn read_records(store: &dyn RunStore, generation: u64) -> Result<Vec<GameRecord>, TrainError> {
+    let name = games_file(generation);
+    store
+        .read_lines(&name)?
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|e| TrainError::BadRecord {
+                path: store.local_path(&name),
+                line: i + 1,
+                reason: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Seconds of training recorded by earlier sessions of this run.
+fn previous_seconds(store: &dyn RunStore) -> Result<f64, TrainError> {
+    let mut seconds = 0.0;
+    for line in store.read_lines("metrics.jsonl")? {
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) {
+            if value["event"] == "generation" {
+                seconds = value["train_seconds"].as_f64().unwrap_or(seconds);
+            }
+        }
+    }
+    Ok(seconds)
+}
+
+/// Trains `initial`'s game with `config` in `store`, continuing from the latest checkpoint
+/// there if one exists.
+pub fn train<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    store: &dyn RunStore,
+    progress: &mut dyn Progress,
+) -> Result<RunSummary, TrainError> {
+    let (errors, _warnings) = config.validate();
+    if let Some(first) = errors.first() {
+        return Err(TrainError::BadConfig(first.clone()));
+    }
+    let device = parse_device(&config.device)?;
+    zerosum_nn::init_torch(config.seed, config.torch_threads);
+    store.write_atomic("config.toml", &config.to_toml())?;
+    let latest = store.local_path("checkpoints/latest");
+    let model = if zerosum_nn::checkpoint_base(&latest).is_ok() {
+        Model::load(&latest, &initial.name(), device)?
+    } else {
+        let mut model = Model::new(
+            &initial.name(),
+            &config.model,
+            initial.obs_shape(),
+            initial.num_actions(),
+            device,
+        )?;
+        model.set_progress(0, 0);
+        model.save(&store.local_path("checkpoints/gen-0000"))?;
+        model.save(&latest)?;
+        model
+    };
+    let start_generation = model.meta().generation;
+    let step = model.meta().step;
+    let mut learner = Learner::new(model, &config.learner, step)?;
+    let symmetries = if config.replay.symmetries {
+        initial.symmetries()
+    } else {
+        initial.symmetries()[..1].to_vec()
+    };
+
+    // Rebuild the replay window from the records of the generations already trained.
+    let mut buffer = ReplayBuffer::new(
+        config.replay.window_positions,
+        config.replay.min_generations,
+    );
+    let mut reload = Vec::new();
+    let mut held = 0;
+    for generation in (1..=start_generation).rev() {
+        if held >= config.replay.window_positions && reload.len() >= config.replay.min_generations {
+            break;
+        }
+        let samples: Vec<_> = read_records(store, generation)?
+            .iter()
+            .flat_map(|r| samples_from_record(initial, r))
+            .collect();
+        held += samples.len();
+        reload.push((generation, samples));
+    }
+    for (generation, samples) in reload.into_iter().rev() {
+        buffer.add_generation(generation, samples);
+    }
+
+    let session_start = Instant::now();
+    let earlier_seconds = previous_seconds(store)?;
+    let mut previous: Option<Model> = Some(learner.model().try_clone()?);
+    let mut last_eval = None;
+    let mut generation = start_generation;
+    while (generation as usize) < config.generations {
+        let elapsed = earlier_seconds + session_start.elapsed().as_secs_f64();
+        if config.max_minutes > 0.0 && elapsed >= config.max_minutes * 60.0 {
+            break;
+        }
+        generation += 1;
+        let mut rng =
+            SmallRng::seed_from_u64(config.seed ^ generation.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+
+        // Self-play, keeping the games of this generation that an interrupted session finished.
+        let span = info_span!("self_play", generation).entered();
+        let mut records = read_records(store, generation)?;
+        let needed = config
+            .self_play
+            .games_per_generation
+            .saturating_sub(records.len());
+        progress.start(
+            generation,
+            "self-play",
+            config.self_play.games_per_generation as u64,
+        );
+        progress.advance(records.len() as u64);
+        let counters = run_self_play(
+            initial,
+            config,
+            learner.model(),
+            needed,
+            generation,
+            &mut rng,
+            |record| {
+                store.append_line(
+                    &games_file(generation),
+                    &serde_json::to_string(&record).expect("records serialise"),
+                )?;
+                records.push(record);
+                progress.advance(1);
+                Ok(())
+            },
+        )?;
+        let report = self_play_report(&records, &counters);
+        progress.finish(&format!(
+            "{} games, {:.1} plies/game, {:.0} positions/s, {:.0} evals/s",
+            report.games,
+            report.mean_length,
+            report.positions_per_second,
+            report.evaluations_per_second
+        ));
+        store.append_line(
+            "metrics.jsonl",
+            &event_line("self_play", generation, learner.step(), json!(report)),
+        )?;
+        drop(span);
+
+        // Learn.
+        let span = info_span!("learn", generation).entered();
+        let samples = records
+            .iter()
+            .flat_map(|r| samples_from_record(initial, r))
+            .collect();
+        buffer.add_generation(generation, samples);
+        let learn_start = Instant::now();
+        let steps = ((config.learner.epochs * buffer.len() as f64)
+            / config.learner.batch_size as f64)
+            .ceil()
+            .max(1.0) as u64;
+        progress.start(generation, "learn", steps);
+        let mut all = Vec::with_capacity(steps as usize);
+        for _ in 0..steps {
+            let batch = buffer.sample_batch(
+                config.learner.batch_size,
+                initial.num_actions(),
+                &symmetries,
+                &mut rng,
+            );
+            all.push(learner.train_step(&batch));
+            progress.advance(1);
+        }
+        let tail = (steps as usize / 10).max(1);
+        let learn_report = LearnerReport {
+            steps,
+            total_steps: learner.step(),
+            window_positions: buffer.len(),
+            losses: mean_losses(&all),
+            final_losses: mean_losses(&all[all.len() - tail..]),
+            learning_rate: config.learner.learning_rate_at(learner.step()),
+            seconds: learn_start.elapsed().as_secs_f64(),
+        };
+        progress.finish(&format!(
+            "{} steps, loss {:.3} (policy {:.3}, value {:.3}), policy entropy {:.3}",
+            steps,
+            learn_report.final_losses.total,
+            learn_report.final_losses.policy,
+            learn_report.final_losses.value,
+            learn_report.final_losses.policy_entropy
+        ));
+        store.append_line(
+            "metrics.jsonl",
+            &event_line("learn", generation, learner.step(), json!(learn_report)),
+        )?;
+        drop(span);
+
+        // Checkpoint: numbered first, latest last, so latest never points past what exists.
+        let step_now = learner.step();
+        learner.model_mut().set_progress(step_now, generation);
+        let keep = config.keep_checkpoint_every > 0
+            && generation as usize % config.keep_checkpoint_every == 0;
+        if keep || generation as usize == config.generations {
+            learner
+                .model()
+                .save(&store.local_path(&format!("checkpoints/gen-{generation:04}")))?;
+        }
+        learner.model().save(&latest)?;
+
+        // Evaluate.
+        let mut eval = None;
+        if config.arena.every > 0 && generation as usize % config.arena.every == 0 {
+            let span = info_span!("evaluate", generation).entered();
+            let report = evaluate(
+                initial,
+                config,
+                learner.model(),
+                previous.as_ref(),
+                generation,
+                device,
+                progress,
+            )?;
+            store.append_line(
+                "metrics.jsonl",
+                &event_line("evaluate", generation, learner.step(), json!(report)),
+            )?;
+            previous = Some(learner.model().try_clone()?);
+            eval = Some(report);
+            drop(span);
+        }
+
+        let train_seconds = earlier_seconds + session_start.elapsed().as_secs_f64();
+        store.append_line(
+            "metrics.jsonl",
+            &event_line(
+                "generation",
+                generation,
+                learner.step(),
+                json!({
+                    "train_seconds": train_seconds,
+                    "games": report.games,
+                    "positions_per_second": report.positions_per_second,
+                    "mean_length": report.mean_length,
+                    "loss": learn_report.final_losses,
+                    "window_positions": buffer.len(),
+                    "evaluation": eval,
+                }),
+            ),
+        )?;
+        if eval.is_some() {
+            last_eval = eval;
+        }
+    }
+    Ok(RunSummary {
+        generation,
+        steps: learner.step(),
+        seconds: earlier_seconds + session_start.elapsed().as_secs_f64(),
+        last_eval,
+    })
+}
+
+fn mean_losses(losses: &[Losses]) -> Losses {
+    let n = losses.len().max(1) as f64;
+    let mut mean = Losses::default();
+    for l in losses {
+        mean.policy += l.policy / n;
+        mean.value += l.value / n;
+        mean.l2 += l.l2 / n;
+        mean.total += l.total / n;
+        mean.policy_entropy += l.policy_entropy / n;
+        mean.target_entropy += l.target_entropy / n;
+    }
+    mean
+}
+
+fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> SelfPlayReport {
+    let lengths: Vec<usize> = records.iter().map(|r| r.actions.len()).collect();
+    let games = records.len().max(1) as f64;
+    let seconds = counters.seconds.max(1e-9);
+    SelfPlayReport {
+        games: records.len(),
+        positions: lengths.iter().sum(),
+        mean_length: lengths.iter().sum::<usize>() as f64 / games,
+        min_length: lengths.iter().copied().min().unwrap_or(0),
+        max_length: lengths.iter().copied().max().unwrap_or(0),
+        first_wins: records.iter().filter(|r| r.value_first > 0.0).count() as f64 / games,
+        draws: records.iter().filter(|r| r.value_first == 0.0).count() as f64 / games,
+        second_wins: records.iter().filter(|r| r.value_first < 0.0).count() as f64 / games,
+        positions_per_second: counters.positions as f64 / seconds,
+        simulations_per_second: counters.simulations as f64 / seconds,
+        evaluations_per_second: counters.evaluations as f64 / seconds,
+        mean_batch: counters.evaluations as f64 / counters.calls.max(1) as f64,
+        cache_hit_rate: counters.cache_hits as f64
+            / (counters.cache_hits + counters.evaluations).max(1) as f64,
+        seconds: counters.seconds,
+    }
+}
+
+/// Plays `games` self-play games with `model`, on `config.self_play.threads` threads each
+/// with its own copy of the network; `on_game` runs on this thread for each finished game.
+fn run_self_play<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    model: &Model,
+    games: usize,
+    generation: u64,
+    rng: &mut SmallRng,
+    mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
+) -> Result<SelfPlayCounters, TrainError> {
+    if games == 0 {
+        return Ok(SelfPlayCounters::default());
+    }
+    let threads = config.self_play.threads.min(games).max(1);
+    if threads == 1 {
+        let mut evaluator = NetEvaluator::new(model.try_clone()?, initial);
+        let mut failure = None;
+        let counters = self_play(
+            initial,
+            &mut evaluator,
+            &config.search,
+            &config.self_play,
+            games,
+            rng,
+            |record| {
+                if failure.is_none() {
+                    failure = on_game(record).err();
+                }
+            },
+        );
+        return failure.map_or(Ok(counters), Err);
+    }
+    let models = (0..threads)
+        .map(|_| model.try_clone())
+        .collect::<Result<Vec<_>, _>>()?;
+    let (sender, receiver) = mpsc::channel::<GameRecord>();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = models
+            .into_iter()
+            .enumerate()
+            .map(|(worker, model)| {
+                let sender = sender.clone();
+                let share = games / threads + usize::from(worker < games % threads);
+                let seed = config.seed
+                    ^ generation.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    ^ ((worker as u64 + 1) << 48);
+                scope.spawn(move || {
+                    let mut rng = SmallRng::seed_from_u64(seed);
+                    let mut evaluator = NetEvaluator::new(model, initial);
+                    self_play(
+                        initial,
+                        &mut evaluator,
+                        &config.search,
+                        &config.self_play,
+                        share,
+                        &mut rng,
+                        |record| {
+                            // The receiver outlives the workers; a send fails only if it gave up.
+                            let _ = sender.send(record);
+                        },
+                    )
+                })
+            })
+            .collect();
+        drop(sender);
+        let mut failure = None;
+        for record in receiver {
+            if failure.is_none() {
+                failure = on_game(record).err();
+            }
+        }
+        let mut counters = SelfPlayCounters::default();
+        for handle in handles {
+            counters.merge(&handle.join().expect("self-play workers do not panic"));
+        }
+        failure.map_or(Ok(counters), Err)
+    })
+}
+
+/// Plays the newest model against each baseline and the previous checkpoint.
+fn evaluate<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    model: &Model,
+    previous: Option<&Model>,
+    generation: u64,
+    device: zerosum_nn::Device,
+    progress: &mut dyn Progress,
+) -> Result<EvalReport, TrainError> {
+    let start = Instant::now();
+    let mut rng = SmallRng::seed_from_u64(config.seed ^ 0xE7A1 ^ generation);
+    let sims = config.arena.num_simulations;
+    let agent = |model: &Model, name: String| -> Result<MctsAgent<G>, TrainError> {
+        Ok(MctsAgent::new(
+            name,
+            Box::new(NetEvaluator::new(model.try_clone()?, initial)),
+            config.search.clone(),
+            sims,
+        ))
+    };
+    let mut opponents: Vec<Box<dyn Agent<G>>> = Vec::new();
+    for spec in &config.arena.baselines {
+        let spec: PlayerSpec = spec.parse()?;
+        opponents.push(build_agent(
+            &spec,
+            initial,
+            &config.search,
+            sims,
+            device,
+            config.seed ^ generation,
+        )?);
+    }
+    if config.arena.previous {
+        if let Some(previous) = previous {
+            opponents.push(Box::new(agent(
+                previous,
+                format!("gen-{:04}", previous.meta().generation),
+            )?));
+        }
+    }
+    let mut me = agent(model, format!("gen-{generation:04}"))?;
+    let mut matches = Vec::new();
+    progress.start(
+        generation,
+        "evaluate",
+        (opponents.len() * config.arena.games) as u64,
+    );
+    for opponent in &mut opponents {
+        let report: MatchReport = play_match(
+            initial,
+            &mut me,
+            opponent.as_mut(),
+            config.arena.games,
+            &mut rng,
+            |_, _| progress.advance(1),
+        )?;
+        matches.push(report);
+    }
+    let summary: Vec<String> = matches
+        .iter()
+        .map(|m| {
+            format!(
+                "vs {}: {:.0}% (Elo {:+.0})",
+                m.opponent,
+                100.0 * m.score(),
+                m.elo()
+            )
+        })
+        .collect();
+    progress.finish(&summary.join(", "));
+    Ok(EvalReport {
+        matches,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}

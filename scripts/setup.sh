@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what zerosum needs and is missing, then builds it. Idempotent: a second run
+# only checks and rebuilds what changed.
+#   - PyTorch 2.13.0 (the libtorch that tch 0.26 links) from PyPI into ./.venv
+#   - .venv/torch, a link to that wheel's torch package (read by .cargo/config.toml)
+#   - target/release/zerosum
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TORCH_VERSION=2.13.0
+PYTHON=${PYTHON:-python3}
+
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv with $($PYTHON --version)"
+  "$PYTHON" -m venv .venv
+fi
+have=$(.venv/bin/python -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true)
+if [ "$have" != "$TORCH_VERSION" ]; then
+  echo "setup: installing torch==$TORCH_VERSION into .venv (about 4 minutes and 4.7 GB the first time)"
+  .venv/bin/pip install --quiet --disable-pip-version-check "torch==$TORCH_VERSION"
+fi
+torch_dir=$(.venv/bin/python -c 'import os, torch; print(os.path.dirname(torch.__file__))')
+ln -sfn "$torch_dir" .venv/torch
+abi=$(.venv/bin/python -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
+if [ "$abi" != 1 ]; then
+  echo "setup: this torch wheel uses the old C++ ABI; set LIBTORCH_CXX11_ABI=0 in .cargo/config.toml" >&2
+  exit 1
+fi
+
+echo "setup: building zerosum (release)"
+cargo build --release --locked -p zerosum 2>&1 | grep -v '^\s*Compiling' || true
+test -x target/release/zerosum
+echo "setup: done; the binary is target/release/zerosum"
