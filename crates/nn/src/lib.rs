@@ -44,3 +44,8 @@ pub fn init_torch(seed: u64, threads: usize) {
 pub fn cuda_available() -> bool {
     tch::Cuda::is_available()
 }
+
+/// libtorch's intra-op thread count.
+pub fn torch_threads() -> usize {
+    tch::get_num_threads().max(1) as usize
+}

@@ -30,6 +30,8 @@ mod puct;
 mod result;
 mod simulate;
 mod solver;
+#[cfg(test)]
+mod testutil;
 mod tree;
 
 pub use config::{Fpu, SearchConfig};

@@ -96,9 +96,17 @@ impl<G: Game> Tree<G> {
             })?;
             return Some(self.node(best).action);
         }
+        // Scaled by the largest count so that `visits^(1/temperature)` cannot overflow at low
+        // temperatures (it is `inf` from about 2000 visits at temperature 0.01).
+        let max_visits = candidates
+            .iter()
+            .map(|&c| self.node(c).visits)
+            .max()
+            .unwrap_or(0)
+            .max(1) as f64;
         let weights: Vec<f64> = candidates
             .iter()
-            .map(|&c| (self.node(c).visits as f64).powf(1.0 / temperature as f64))
+            .map(|&c| (self.node(c).visits as f64 / max_visits).powf(1.0 / temperature as f64))
             .collect();
         let total: f64 = weights.iter().sum();
         if total <= 0.0 {
@@ -148,4 +156,176 @@ impl<G: Game> Tree<G> {
 /// Converts a value seen by the root's mover to the first player's view (for records).
 pub fn value_for_first<G: Game>(position: &G, value: f32) -> f32 {
     value_for(value, position.to_move(), zerosum_games::Player::FIRST)
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::SmallRng;
+    use rand::SeedableRng;
+    use zerosum_games::Player;
+
+    use super::*;
+    use crate::testutil::{star, Child};
+
+    const FIRST: Player = Player::FIRST;
+    const SECOND: Player = Player::SECOND;
+
+    /// Children of the root with these visit counts, all worth 0.
+    fn with_visits(visits: &[u32]) -> Vec<Child> {
+        visits
+            .iter()
+            .map(|&n| Child::visited(SECOND, n, 0.0))
+            .collect()
+    }
+
+    /// How often each action is drawn in `draws` calls.
+    fn frequencies(tree: &Tree<impl Game>, temperature: f32, draws: usize) -> Vec<f64> {
+        let mut rng = SmallRng::seed_from_u64(11);
+        let mut counts = vec![0usize; tree.root().num_children as usize];
+        for _ in 0..draws {
+            counts[tree.choose_action(temperature, &mut rng).unwrap()] += 1;
+        }
+        counts.iter().map(|&c| c as f64 / draws as f64).collect()
+    }
+
+    fn assert_close(got: &[f64], want: &[f64], tolerance: f64) {
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < tolerance, "got {got:?}, want {want:?}");
+        }
+    }
+
+    #[test]
+    fn temperature_zero_picks_the_most_visited() {
+        let mut rng = SmallRng::seed_from_u64(1);
+        for visits in [[10, 50, 40], [50, 10, 40], [10, 40, 50]] {
+            let tree = star(&with_visits(&visits));
+            let best = visits.iter().position(|&v| v == 50).unwrap();
+            assert_eq!(tree.choose_action(0.0, &mut rng), Some(best));
+        }
+    }
+
+    #[test]
+    fn temperature_zero_breaks_visit_ties_by_value() {
+        let children = [
+            Child::visited(SECOND, 20, 0.1),
+            Child::visited(SECOND, 20, -0.3),
+            Child::visited(SECOND, 5, -0.9),
+        ];
+        let mut rng = SmallRng::seed_from_u64(1);
+        assert_eq!(star(&children).choose_action(0.0, &mut rng), Some(1));
+    }
+
+    #[test]
+    fn temperature_one_follows_visit_frequencies() {
+        let tree = star(&with_visits(&[10, 30, 60]));
+        assert_close(&frequencies(&tree, 1.0, 20_000), &[0.1, 0.3, 0.6], 0.02);
+    }
+
+    #[test]
+    fn temperature_half_squares_visit_counts() {
+        let tree = star(&with_visits(&[10, 30, 60]));
+        let want = [100.0 / 4600.0, 900.0 / 4600.0, 3600.0 / 4600.0];
+        assert_close(&frequencies(&tree, 0.5, 20_000), &want, 0.02);
+    }
+
+    #[test]
+    fn choose_action_low_temperature_overflow() {
+        // Regression: `visits^(1/temperature)` overflowed to infinity and the draw fell
+        // through to the last candidate, the less visited one here.
+        let tree = star(&with_visits(&[2000, 1500]));
+        assert_eq!(frequencies(&tree, 0.01, 100), vec![1.0, 0.0]);
+    }
+
+    #[test]
+    fn unvisited_children_are_never_drawn_at_positive_temperature() {
+        let mut children = with_visits(&[0, 7, 3]);
+        children[0] = Child::unvisited(0.9);
+        let tree = star(&children);
+        assert_eq!(frequencies(&tree, 1.0, 2000)[0], 0.0);
+    }
+
+    #[test]
+    fn proven_wins_are_preferred_at_any_temperature() {
+        // A rarely visited child won for the root's mover beats the most visited one,
+        // whether the opponent moves next (and is lost) or the root's mover moves again.
+        for won in [
+            Child::visited(SECOND, 2, -1.0).proven(Bound::Loss),
+            Child::visited(FIRST, 2, 1.0).proven(Bound::Win),
+        ] {
+            let tree = star(&[Child::visited(SECOND, 90, 0.2), won]);
+            assert_eq!(frequencies(&tree, 1.0, 500), vec![0.0, 1.0]);
+            assert_eq!(frequencies(&tree, 0.0, 10), vec![0.0, 1.0]);
+        }
+    }
+
+    #[test]
+    fn proven_losses_are_avoided_unless_all_are_lost() {
+        let lost = Child::visited(SECOND, 90, 1.0).proven(Bound::Win);
+        let lost_again = Child::visited(FIRST, 60, -1.0).proven(Bound::Loss);
+        let open = Child::visited(SECOND, 5, 0.5);
+        let tree = star(&[lost, open, lost_again]);
+        assert_eq!(frequencies(&tree, 1.0, 500), vec![0.0, 1.0, 0.0]);
+        assert_eq!(frequencies(&tree, 0.0, 10), vec![0.0, 1.0, 0.0]);
+        // With nothing but losses it still plays, the most visited at temperature 0.
+        let tree = star(&[lost_again, lost]);
+        assert_eq!(frequencies(&tree, 0.0, 10), vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn an_unexpanded_root_has_no_action() {
+        let mut rng = SmallRng::seed_from_u64(1);
+        assert_eq!(star(&[]).choose_action(1.0, &mut rng), None);
+    }
+
+    #[test]
+    fn result_normalises_visits_and_reads_the_proof() {
+        let mut tree = star(&with_visits(&[1, 3, 0, 4]));
+        let result = tree.result();
+        assert_eq!(result.visits, vec![(0, 1), (1, 3), (2, 0), (3, 4)]);
+        let target: Vec<f32> = result.policy_target.iter().map(|p| p.1).collect();
+        assert_eq!(target, vec![0.125, 0.375, 0.0, 0.5]);
+        assert_eq!(result.bound, Bound::Unknown);
+        tree.node_mut(NodeId::ROOT).bound = Bound::Loss;
+        assert_eq!(tree.result().root_value, -1.0);
+    }
+
+    #[test]
+    fn root_q_values_are_from_the_root_movers_view() {
+        let tree = star(&[
+            Child::visited(SECOND, 4, 0.5),
+            Child::unvisited(0.5),
+            Child::visited(FIRST, 2, 0.25),
+            Child::visited(SECOND, 1, 0.0).proven(Bound::Loss),
+        ]);
+        assert_eq!(tree.root_q_values(), vec![(0, -0.5), (2, 0.25), (3, 1.0)]);
+    }
+
+    #[test]
+    fn value_for_first_converts_from_the_mover() {
+        let mut game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        assert_eq!(value_for_first(&game, 0.5), 0.5);
+        game.apply(4);
+        assert_eq!(value_for_first(&game, 0.5), -0.5);
+    }
+
+    #[test]
+    fn root_noise_keeps_priors_a_distribution_and_changes_them() {
+        let priors = [0.4, 0.3, 0.2, 0.1];
+        let mut tree = star(&priors.map(Child::unvisited));
+        let mut rng = SmallRng::seed_from_u64(5);
+        tree.add_root_noise(0.3, 0.25, &mut rng);
+        let noisy: Vec<f32> = tree.root().children().map(|c| tree.node(c).prior).collect();
+        assert!((noisy.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{noisy:?}");
+        assert!(noisy.iter().all(|&p| p >= 0.0));
+        assert!(noisy.iter().zip(&priors).any(|(n, p)| (n - p).abs() > 1e-3));
+        // Each prior keeps at least (1 - epsilon) of its old weight.
+        for (n, p) in noisy.iter().zip(&priors) {
+            assert!(*n >= 0.75 * p - 1e-6, "{noisy:?}");
+        }
+        // No weight for the noise changes nothing.
+        let before: Vec<f32> = noisy.clone();
+        tree.add_root_noise(0.3, 0.0, &mut rng);
+        let after: Vec<f32> = tree.root().children().map(|c| tree.node(c).prior).collect();
+        assert_eq!(after, before);
+    }
 }

@@ -35,3 +35,104 @@ pub(crate) fn update_bound<G: Game>(tree: &mut Tree<G>, id: NodeId) -> bool {
     tree.node_mut(id).bound = if any_draw { Bound::Draw } else { Bound::Loss };
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use zerosum_games::Player;
+
+    use super::*;
+    use crate::testutil::{star, Child};
+
+    const FIRST: Player = Player::FIRST;
+    const SECOND: Player = Player::SECOND;
+
+    /// The root's bound after one update from children `(player, bound)`, and whether the
+    /// update reported a change. The root's mover is the first player.
+    fn root_bound(children: &[(Player, Bound)]) -> (Bound, bool) {
+        let children: Vec<Child> = children
+            .iter()
+            .map(|&(player, bound)| Child::visited(player, 1, 0.0).proven(bound))
+            .collect();
+        let mut tree = star(&children);
+        let changed = update_bound(&mut tree, NodeId::ROOT);
+        (tree.root().bound, changed)
+    }
+
+    #[test]
+    fn a_child_lost_by_the_opponent_proves_a_win() {
+        let unknown = (SECOND, Bound::Unknown);
+        assert_eq!(
+            root_bound(&[unknown, (SECOND, Bound::Loss)]),
+            (Bound::Win, true)
+        );
+    }
+
+    #[test]
+    fn a_child_won_by_the_same_mover_proves_a_win() {
+        // Turns need not alternate: the root's mover moves again at the child, so the child's
+        // Win is the root's Win, not its Loss.
+        let unknown = (SECOND, Bound::Unknown);
+        assert_eq!(
+            root_bound(&[unknown, (FIRST, Bound::Win)]),
+            (Bound::Win, true)
+        );
+        assert_eq!(
+            root_bound(&[unknown, (SECOND, Bound::Win)]),
+            (Bound::Unknown, false)
+        );
+    }
+
+    #[test]
+    fn every_child_lost_proves_a_loss() {
+        let children = [
+            (SECOND, Bound::Win),
+            (FIRST, Bound::Loss),
+            (SECOND, Bound::Win),
+        ];
+        assert_eq!(root_bound(&children), (Bound::Loss, true));
+    }
+
+    #[test]
+    fn best_proven_child_a_draw_proves_a_draw() {
+        let children = [
+            (SECOND, Bound::Win),
+            (FIRST, Bound::Draw),
+            (FIRST, Bound::Loss),
+        ];
+        assert_eq!(root_bound(&children), (Bound::Draw, true));
+    }
+
+    #[test]
+    fn an_unknown_child_leaves_losses_and_draws_unproven() {
+        for proven in [Bound::Win, Bound::Draw] {
+            let children = [(SECOND, proven), (SECOND, Bound::Unknown)];
+            assert_eq!(root_bound(&children), (Bound::Unknown, false));
+        }
+    }
+
+    #[test]
+    fn a_proven_node_is_left_alone() {
+        let mut tree = star(&[Child::visited(SECOND, 1, 0.0).proven(Bound::Loss)]);
+        tree.node_mut(NodeId::ROOT).bound = Bound::Draw;
+        assert!(!update_bound(&mut tree, NodeId::ROOT));
+        assert_eq!(tree.root().bound, Bound::Draw);
+    }
+
+    #[test]
+    fn an_unexpanded_node_is_not_proven() {
+        let mut tree = star(&[]);
+        assert!(!update_bound(&mut tree, NodeId::ROOT));
+        assert_eq!(tree.root().bound, Bound::Unknown);
+    }
+
+    #[test]
+    fn seen_by_swaps_only_wins_and_losses_between_players() {
+        for bound in [Bound::Win, Bound::Loss, Bound::Draw, Bound::Unknown] {
+            assert_eq!(bound.seen_by(FIRST, FIRST), bound);
+            assert_eq!(bound.seen_by(SECOND, FIRST).seen_by(FIRST, SECOND), bound);
+        }
+        assert_eq!(Bound::Win.seen_by(FIRST, SECOND), Bound::Loss);
+        assert_eq!(Bound::Loss.seen_by(SECOND, FIRST), Bound::Win);
+        assert_eq!(Bound::Draw.seen_by(FIRST, SECOND), Bound::Draw);
+    }
+}

@@ -1,0 +1,110 @@
+//! `zerosum arena A B`: a match between two players.
+
+use anyhow::Result;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use zerosum_games::{with_game, Game};
+use zerosum_nn::parse_device;
+use zerosum_train::{build_agent, play_match, Agent, PlayerSpec, RunConfig};
+
+use super::common::GameArgs;
+use crate::human::HumanAgent;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Player A: checkpoint:PATH[,sims=N], mcts:N, random, perfect or human
+    pub player_a: String,
+    /// Player B, in the same form
+    pub player_b: String,
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Games to play; A moves first in even-numbered games
+    #[arg(long, default_value_t = 100)]
+    pub games: usize,
+    /// Simulations per move for checkpoint players that give none
+    #[arg(long)]
+    pub sims: Option<usize>,
+    /// Write every game as a JSON line to this file
+    #[arg(long)]
+    pub save: Option<std::path::PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let a: PlayerSpec = args.player_a.parse()?;
+    let b: PlayerSpec = args.player_b.parse()?;
+    let checkpoint = [&a, &b].into_iter().find_map(|s| match s {
+        PlayerSpec::Checkpoint { path, .. } => Some(path.clone()),
+        _ => None,
+    });
+    let (game, config) = super::common::resolve_with_checkpoint(&args.game, checkpoint.as_deref())?;
+    with_game!(&game, g => arena(g, &config, &args, &a, &b))
+}
+
+fn agent<G: Game>(
+    spec: &PlayerSpec,
+    game: &G,
+    config: &RunConfig,
+    sims: usize,
+    seed: u64,
+) -> Result<Box<dyn Agent<G>>> {
+    if *spec == PlayerSpec::Human {
+        return Ok(Box::new(HumanAgent));
+    }
+    Ok(build_agent(
+        spec,
+        game,
+        &config.search,
+        sims,
+        parse_device(&config.device)?,
+        seed,
+    )?)
+}
+
+fn arena<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    args: &Args,
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+) -> Result<()> {
+    let sims = args.sims.unwrap_or(config.arena.num_simulations);
+    let mut player_a = agent(a, initial, config, sims, config.seed.wrapping_mul(31) ^ 1)?;
+    let mut player_b = agent(b, initial, config, sims, config.seed.wrapping_mul(31) ^ 2)?;
+    let mut rng = SmallRng::seed_from_u64(config.seed);
+    let mut save = match &args.save {
+        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
+        None => None,
+    };
+    let bar = indicatif::ProgressBar::new(args.games as u64);
+    let mut write_error = None;
+    let report = play_match(
+        initial,
+        player_a.as_mut(),
+        player_b.as_mut(),
+        args.games,
+        &mut rng,
+        |record, so_far| {
+            bar.set_message(format!(
+                "+{} ={} -{}",
+                so_far.wins, so_far.draws, so_far.losses
+            ));
+            bar.inc(1);
+            if let Some(out) = &mut save {
+                use std::io::Write;
+                if let Err(e) = writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(record).expect("records serialise")
+                ) {
+                    write_error.get_or_insert(e);
+                }
+            }
+        },
+    )?;
+    bar.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    println!("{report}");
+    Ok(())
+}

@@ -1,0 +1,110 @@
+//! Flags and helpers that several subcommands share.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use zerosum_games::registry::{parse_game, AnyGame};
+use zerosum_train::RunConfig;
+
+/// The default config of each game, built into the binary.
+pub fn default_config_text(short_name: &str) -> &'static str {
+    match short_name {
+        "tictactoe" => include_str!("../../../../configs/tictactoe.toml"),
+        "connect4" => include_str!("../../../../configs/connect4.toml"),
+        _ => "",
+    }
+}
+
+/// The game, config and seed flags.
+#[derive(clap::Args, Clone, Debug)]
+pub struct GameArgs {
+    /// The game: tictactoe, connect4, with parameters after a colon (connect4:rows=6,cols=7)
+    #[arg(long, short)]
+    pub game: Option<String>,
+    /// A config file (TOML) in place of the game's default in configs/
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Override a config key: --set search.num_simulations=100 (repeatable)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub overrides: Vec<String>,
+    /// Seed for every random choice
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Device for the network: auto, cpu, cuda, cuda:N
+    #[arg(long)]
+    pub device: Option<String>,
+}
+
+impl GameArgs {
+    /// Resolves the run config: the game's default config (or --config), then --game,
+    /// --seed, --device and the --set overrides.
+    pub fn resolve(&self) -> Result<(AnyGame, RunConfig)> {
+        let mut overrides = Vec::new();
+        let text = match &self.config {
+            Some(path) => std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read config {}", path.display()))?,
+            None => {
+                let Some(game) = &self.game else {
+                    bail!("name a game with --game (tictactoe, connect4) or a config with --config")
+                };
+                let short = game.split(':').next().unwrap_or(game);
+                default_config_text(short).to_string()
+            }
+        };
+        if let Some(game) = &self.game {
+            overrides.push(format!("game={}", toml_string(game)));
+        }
+        if let Some(seed) = self.seed {
+            overrides.push(format!("seed={seed}"));
+        }
+        if let Some(device) = &self.device {
+            overrides.push(format!("device={}", toml_string(device)));
+        }
+        overrides.extend(self.overrides.iter().cloned());
+        let config = RunConfig::from_toml(&text, &overrides)?;
+        let game = parse_game(&config.game)?;
+        Ok((game, config))
+    }
+}
+
+/// A TOML string literal.
+pub fn toml_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// Resolves the game and config for commands that may name a checkpoint: without
+/// --game, the checkpoint's own game is used.
+pub fn resolve_with_checkpoint(
+    args: &GameArgs,
+    checkpoint: Option<&std::path::Path>,
+) -> Result<(AnyGame, RunConfig)> {
+    if args.game.is_some() || args.config.is_some() {
+        return args.resolve();
+    }
+    let Some(path) = checkpoint else {
+        return args.resolve();
+    };
+    let (_, meta) = zerosum_nn::Model::read_meta(path)?;
+    let mut args = args.clone();
+    args.game = Some(meta.game);
+    args.resolve()
+}
+
+/// The player spec of the agent: the checkpoint with search, or rollout MCTS without one.
+pub fn agent_spec(
+    checkpoint: Option<&std::path::Path>,
+    sims: Option<usize>,
+) -> zerosum_train::PlayerSpec {
+    match checkpoint {
+        Some(path) => zerosum_train::PlayerSpec::Checkpoint {
+            path: path.to_path_buf(),
+            sims,
+        },
+        None => zerosum_train::PlayerSpec::Mcts {
+            sims: sims.unwrap_or(DEFAULT_ROLLOUT_SIMS),
+        },
+    }
+}
+
+/// Simulations per move of the rollout MCTS that stands in when no checkpoint is given.
+pub const DEFAULT_ROLLOUT_SIMS: usize = 1000;

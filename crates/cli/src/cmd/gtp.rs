@@ -1,0 +1,52 @@
+//! `zerosum gtp`: the Go Text Protocol on stdin and stdout.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use zerosum_games::{with_game, Game};
+use zerosum_nn::parse_device;
+use zerosum_train::{build_agent, RunConfig};
+
+use super::common::{agent_spec, resolve_with_checkpoint, GameArgs};
+use crate::protocol::gtp::{run_loop, GtpEngine};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// A trained checkpoint; without it, rollout MCTS plays
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Simulations per generated move
+    #[arg(long)]
+    pub sims: Option<usize>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let (game, config) = resolve_with_checkpoint(&args.game, args.checkpoint.as_deref())?;
+    with_game!(&game, g => serve(g, &config, &args))
+}
+
+fn serve<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
+    let spec = agent_spec(args.checkpoint.as_deref(), args.sims);
+    let sims = args.sims.unwrap_or(
+        config
+            .arena
+            .num_simulations
+            .max(config.search.num_simulations),
+    );
+    let agent = build_agent(
+        &spec,
+        initial,
+        &config.search,
+        sims,
+        parse_device(&config.device)?,
+        config.seed,
+    )?;
+    let mut engine = GtpEngine::new(initial.clone(), agent, SmallRng::seed_from_u64(config.seed));
+    let stdin = std::io::stdin();
+    run_loop(&mut engine, stdin.lock(), std::io::stdout().lock())?;
+    Ok(())
+}

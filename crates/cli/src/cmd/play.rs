@@ -1,0 +1,123 @@
+//! `zerosum play`: a game against the agent in the terminal.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use zerosum_games::{with_game, Game, Player};
+use zerosum_nn::parse_device;
+use zerosum_train::{build_agent, RunConfig};
+
+use super::common::{agent_spec, resolve_with_checkpoint, GameArgs};
+use crate::human::{read_move, HumanInput};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// A trained checkpoint (runs/NAME/checkpoints/latest); without it, rollout MCTS plays
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Simulations per agent move
+    #[arg(long)]
+    pub sims: Option<usize>,
+    /// Who moves first
+    #[arg(long, value_enum, default_value = "human")]
+    pub first: First,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum First {
+    Human,
+    Agent,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let (game, config) = resolve_with_checkpoint(&args.game, args.checkpoint.as_deref())?;
+    with_game!(&game, g => play(g, &config, &args))
+}
+
+fn play<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
+    let spec = agent_spec(args.checkpoint.as_deref(), args.sims);
+    let sims = args.sims.unwrap_or(
+        config
+            .arena
+            .num_simulations
+            .max(config.search.num_simulations),
+    );
+    let device = parse_device(&config.device)?;
+    let mut agent = build_agent(&spec, initial, &config.search, sims, device, config.seed)?;
+    let mut rng = SmallRng::seed_from_u64(config.seed);
+    let human = if args.first == First::Human {
+        Player::FIRST
+    } else {
+        Player::SECOND
+    };
+    println!(
+        "{} — you are the {} player; type a move, help, undo or quit",
+        initial.name(),
+        human
+    );
+    let mut history = vec![initial.clone()];
+    loop {
+        let position = history
+            .last()
+            .expect("history starts with the initial position")
+            .clone();
+        if let Some(outcome) = position.outcome() {
+            println!("{position}");
+            let verdict = match outcome {
+                zerosum_games::Outcome::Draw => "a draw".to_string(),
+                zerosum_games::Outcome::Win(p) if p == human => "you win".to_string(),
+                zerosum_games::Outcome::Win(_) => "the agent wins".to_string(),
+            };
+            println!("game over: {} ({verdict})", outcome.score_string());
+            return Ok(());
+        }
+        if position.to_move() == human {
+            println!("{position}");
+            match read_move(&position) {
+                HumanInput::Move(action) => {
+                    let mut next = position.clone();
+                    next.apply(action);
+                    history.push(next);
+                }
+                HumanInput::Undo => {
+                    // Back to the previous position where it was the human's turn.
+                    let keep = history
+                        .iter()
+                        .rposition(|p| !p.is_terminal() && p.to_move() == human);
+                    let before = history[..keep.unwrap_or(0)]
+                        .iter()
+                        .rposition(|p| p.to_move() == human);
+                    match before {
+                        Some(index) => {
+                            history.truncate(index + 1);
+                            agent.reset();
+                        }
+                        None => println!("nothing to undo"),
+                    }
+                }
+                HumanInput::Quit => {
+                    println!("bye");
+                    return Ok(());
+                }
+            }
+        } else {
+            let choice = agent.choose(&position, &mut rng)?;
+            let value = choice
+                .value
+                .map(|v| format!(", value {v:+.2} for itself"))
+                .unwrap_or_default();
+            println!(
+                "agent plays {}{value}",
+                position.format_action(choice.action)
+            );
+            agent.observe(&position, choice.action);
+            let mut next = position.clone();
+            next.apply(choice.action);
+            history.push(next);
+        }
+    }
+}
