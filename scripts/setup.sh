@@ -19,15 +19,14 @@ if [ "$have" != "$TORCH_VERSION" ]; then
   echo "setup: installing torch==$TORCH_VERSION into .venv (about 4 minutes and 4.7 GB the first time)"
   .venv/bin/pip install --quiet --disable-pip-version-check "torch==$TORCH_VERSION"
 fi
-torch_dir=$(.venv/bin/python -c 'import os, torch; print(os.path.dirname(torch.__file__))')
+torch_dir=$(.venv/bin/python -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
 ln -sfn "$torch_dir" .venv/torch
-abi=$(.venv/bin/python -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
+abi=$(.venv/bin/python -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))' 2>/dev/null)
 if [ "$abi" != 1 ]; then
   echo "setup: this torch wheel uses the old C++ ABI; set LIBTORCH_CXX11_ABI=0 in .cargo/config.toml" >&2
   exit 1
 fi
 
 echo "setup: building zerosum (release)"
-cargo build --release --locked -p zerosum 2>&1 | grep -v '^\s*Compiling' || true
-test -x target/release/zerosum
+cargo build --release --locked -p zerosum
 echo "setup: done; the binary is target/release/zerosum"

@@ -293,3 +293,181 @@ pub(crate) fn fpu_value(fpu: Fpu, parent_value: f32) -> f32 {
         Fpu::Absolute(v) => v,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::SmallRng;
+    use rand::SeedableRng;
+    use zerosum_games::tic_tac_toe::TicTacToe;
+
+    use super::*;
+    use crate::evaluator::UniformEvaluator;
+    use crate::testutil::Skewed;
+
+    fn position(moves: &[&str]) -> TicTacToe {
+        let mut game = TicTacToe::new();
+        for mv in moves {
+            game.play_notation(mv).unwrap();
+        }
+        game
+    }
+
+    fn root_priors<G: Game>(tree: &Tree<G>) -> Vec<(Action, f32)> {
+        tree.root()
+            .children()
+            .map(|c| (tree.node(c).action, tree.node(c).prior))
+            .collect()
+    }
+
+    /// Expanded nodes that are not finished games: each took one network output.
+    fn num_evaluated<G: Game>(tree: &Tree<G>) -> usize {
+        (0..tree.len() as u32)
+            .map(NodeId)
+            .filter(|&id| tree.node(id).num_children > 0)
+            .count()
+    }
+
+    #[test]
+    fn backup_converts_by_mover_not_by_ply() {
+        // Root (first player) -> a node where the first player moves again -> a node where
+        // the second player moves.
+        let mut tree = Tree::new(TicTacToe::new());
+        tree.add_children(NodeId::ROOT, &[(0, 1.0)]);
+        let a = NodeId(1);
+        tree.add_children(a, &[(1, 1.0)]);
+        let b = NodeId(2);
+        tree.node_mut(a).player = Player::FIRST;
+        tree.node_mut(b).player = Player::SECOND;
+        let config = SearchConfig::default();
+        backup(&mut tree, &[NodeId::ROOT, a, b], 0.75, Player::SECOND, &config);
+        let sums: Vec<f32> = [NodeId::ROOT, a, b]
+            .iter()
+            .map(|&id| tree.node(id).value_sum)
+            .collect();
+        assert_eq!(sums, vec![-0.75, -0.75, 0.75]);
+        assert!([NodeId::ROOT, a, b].iter().all(|&id| tree.node(id).visits == 1));
+    }
+
+    #[test]
+    fn legal_priors_are_a_softmax_over_legal_actions() {
+        let logits = [0.0, 2f32.ln(), 100.0, 0.0];
+        let priors = legal_priors(&logits, &[0, 1, 3]);
+        let want = [(0, 0.25), (1, 0.5), (3, 0.25)];
+        for ((a, p), (wa, wp)) in priors.iter().zip(want) {
+            assert_eq!(*a, wa);
+            assert!((p - wp).abs() < 1e-6, "{priors:?}");
+        }
+    }
+
+    #[test]
+    fn dirichlet_noise_keeps_a_distribution_and_changes_it() {
+        let mut rng = SmallRng::seed_from_u64(3);
+        let original = vec![(0, 0.7), (4, 0.2), (8, 0.1)];
+        let mut priors = original.clone();
+        add_dirichlet_noise(&mut priors, 0.3, 0.25, &mut rng);
+        let total: f32 = priors.iter().map(|p| p.1).sum();
+        assert!((total - 1.0).abs() < 1e-5, "{priors:?}");
+        assert!(priors.iter().zip(&original).all(|(p, o)| p.0 == o.0));
+        assert!(priors.iter().zip(&original).any(|(p, o)| (p.1 - o.1).abs() > 1e-3));
+        let mut untouched = original.clone();
+        add_dirichlet_noise(&mut untouched, 0.3, 0.0, &mut rng);
+        assert_eq!(untouched, original);
+    }
+
+    #[test]
+    fn root_noise_touches_only_the_root_and_the_cache_keeps_clean_priors() {
+        let mut tree = Tree::new(TicTacToe::new());
+        tree.root_noise = true;
+        let mut cache = EvalCache::new(1000);
+        let mut rng = SmallRng::seed_from_u64(9);
+        let config = SearchConfig::default();
+        search_one(&mut tree, &mut UniformEvaluator, &config, 30, &mut cache, &mut rng);
+        let priors = root_priors(&tree);
+        let total: f32 = priors.iter().map(|p| p.1).sum();
+        assert!((total - 1.0).abs() < 1e-5);
+        assert!(priors.iter().any(|p| (p.1 - 1.0 / 9.0).abs() > 1e-3), "{priors:?}");
+        for child in tree.root().children().filter(|&c| tree.node(c).expanded) {
+            for grandchild in tree.node(child).children() {
+                assert_eq!(tree.node(grandchild).prior, 1.0 / 8.0);
+            }
+        }
+        let (cached, _) = cache.entries[&Game::hash(tree.root_position())].clone();
+        assert!(cached.iter().all(|p| p.1 == 1.0 / 9.0), "{cached:?}");
+    }
+
+    #[test]
+    fn terminal_children_belong_to_the_parents_mover() {
+        // x to move wins at a3; the finished game's node keeps x as its player and the win
+        // is recorded from x's view.
+        let game = position(&["a1", "b1", "a2", "b2"]);
+        let mut tree = Tree::new(game);
+        let mut rng = SmallRng::seed_from_u64(1);
+        let config = SearchConfig::default();
+        search_one(&mut tree, &mut UniformEvaluator, &config, 40, &mut EvalCache::new(0), &mut rng);
+        let win = tree.node(tree.child(NodeId::ROOT, 0).unwrap());
+        assert_eq!(win.player, Player::FIRST);
+        assert_eq!(win.bound, Bound::Win);
+        assert!(win.visits > 0);
+        assert_eq!(win.mean_value(), 1.0);
+        assert_eq!(tree.root().bound, Bound::Win);
+    }
+
+    #[test]
+    fn a_second_search_of_the_same_position_comes_from_the_cache() {
+        let game = position(&["b2"]);
+        let config = SearchConfig::default();
+        let mut cache = EvalCache::new(10_000);
+        let mut evaluator = Skewed::default();
+        let mut rng = SmallRng::seed_from_u64(2);
+        let mut first = Tree::new(game);
+        search_one(&mut first, &mut evaluator, &config, 150, &mut cache, &mut rng);
+        // Transpositions (the same board by another move order) already hit the cache here.
+        assert_eq!(
+            evaluator.positions + cache.hits as usize,
+            num_evaluated(&first)
+        );
+        assert!(cache.hits > 0);
+        assert_eq!(cache.entries.len(), evaluator.positions);
+        let evaluated = evaluator.positions;
+        let hits = cache.hits;
+
+        let mut second = Tree::new(game);
+        search_one(&mut second, &mut evaluator, &config, 150, &mut cache, &mut rng);
+        assert_eq!(evaluator.positions, evaluated, "nothing new to evaluate");
+        assert_eq!(cache.hits - hits, num_evaluated(&second) as u64);
+        assert_eq!(root_priors(&second), root_priors(&first));
+        assert!(root_priors(&first).iter().any(|p| (p.1 - 1.0 / 8.0).abs() > 1e-3));
+        assert_eq!(second.result(), first.result());
+    }
+
+    #[test]
+    fn cache_of_capacity_zero_never_stores() {
+        let config = SearchConfig::default();
+        let mut cache = EvalCache::new(0);
+        let mut evaluator = Skewed::default();
+        let mut rng = SmallRng::seed_from_u64(2);
+        let mut expanded = 0;
+        for _ in 0..2 {
+            let mut tree = Tree::new(position(&["b2"]));
+            search_one(&mut tree, &mut evaluator, &config, 100, &mut cache, &mut rng);
+            expanded += num_evaluated(&tree);
+        }
+        assert!(cache.entries.is_empty());
+        assert_eq!((cache.hits, cache.misses), (0, 0));
+        assert_eq!(evaluator.positions, expanded);
+    }
+
+    #[test]
+    fn a_full_cache_starts_over() {
+        let mut cache = EvalCache::new(2);
+        for hash in 0..3 {
+            cache.insert(hash, &[(0, 1.0)], hash as f32);
+        }
+        assert_eq!(cache.entries.len(), 1);
+        assert_eq!(cache.get(0), None);
+        assert_eq!(cache.get(2), Some((vec![(0, 1.0)], 2.0)));
+        assert_eq!((cache.hits, cache.misses), (1, 1));
+        cache.clear();
+        assert_eq!(cache.get(2), None);
+    }
+}

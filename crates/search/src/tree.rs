@@ -239,3 +239,142 @@ impl<G: Game> Tree<G> {
         self.root_position = position;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rand::rngs::SmallRng;
+    use rand::SeedableRng;
+    use zerosum_games::tic_tac_toe::TicTacToe;
+
+    use super::*;
+    use crate::config::SearchConfig;
+    use crate::evaluator::RolloutEvaluator;
+    use crate::simulate::{search_one, EvalCache};
+
+    /// What a node holds apart from where it sits in the arena.
+    type Summary = (Action, u32, u32, Player, Bound, bool, u32);
+
+    fn summary(node: &Node) -> Summary {
+        (
+            node.action,
+            node.visits,
+            node.value_sum.to_bits(),
+            node.player,
+            node.bound,
+            node.expanded,
+            node.num_children,
+        )
+    }
+
+    /// The subtree under `id`, depth first, children in order.
+    fn subtree<G: Game>(tree: &Tree<G>, id: NodeId) -> Vec<Summary> {
+        let mut out = vec![summary(tree.node(id))];
+        for child in tree.node(id).children() {
+            out.extend(subtree(tree, child));
+        }
+        out
+    }
+
+    /// Checks the arena's shape: child blocks lie inside the arena, every node but the root
+    /// is in exactly one block, and each child's action is legal where it is played (and
+    /// each visited node's player is the mover there).
+    fn check_shape<G: Game>(tree: &Tree<G>) {
+        let mut parents = vec![0usize; tree.len()];
+        let mut stack = vec![(NodeId::ROOT, tree.root_position().clone())];
+        while let Some((id, position)) = stack.pop() {
+            let node = tree.node(id);
+            if node.visits > 0 && !position.is_terminal() {
+                assert_eq!(node.player, position.to_move());
+            }
+            assert!((node.first_child + node.num_children) as usize <= tree.len());
+            for child in node.children() {
+                parents[child.index()] += 1;
+                let action = tree.node(child).action;
+                assert!(position.is_legal(action), "{action} illegal in\n{position}");
+                let mut next = position.clone();
+                next.apply(action);
+                stack.push((child, next));
+            }
+        }
+        assert_eq!(parents[0], 0);
+        assert!(parents[1..].iter().all(|&p| p == 1), "{parents:?}");
+    }
+
+    fn searched(num_simulations: usize) -> Tree<TicTacToe> {
+        let mut tree = Tree::new(TicTacToe::new());
+        let mut rng = SmallRng::seed_from_u64(4);
+        let mut evaluator = RolloutEvaluator::new(4, 1);
+        let config = SearchConfig::default();
+        search_one(&mut tree, &mut evaluator, &config, num_simulations, &mut EvalCache::new(0), &mut rng);
+        tree
+    }
+
+    #[test]
+    fn advance_with_reuse_keeps_the_subtree_whole() {
+        let mut tree = searched(400);
+        check_shape(&tree);
+        let mut rng = SmallRng::seed_from_u64(4);
+        let action = tree.choose_action(0.0, &mut rng).unwrap();
+        let child = tree.child(NodeId::ROOT, action).unwrap();
+        let kept = subtree(&tree, child);
+        let visits = tree.node(child).visits;
+        assert!(kept.len() > 10 && kept.len() < tree.len());
+
+        tree.advance(action, true);
+        let mut position = TicTacToe::new();
+        position.apply(action);
+        assert_eq!(tree.root_position(), &position);
+        assert_eq!(tree.root().visits, visits);
+        assert_eq!(tree.root().prior, 1.0);
+        assert_eq!(tree.len(), kept.len());
+        assert_eq!(subtree(&tree, NodeId::ROOT), kept);
+        check_shape(&tree);
+
+        // Searching on adds exactly the new simulations and keeps the tree well formed.
+        let mut evaluator = RolloutEvaluator::new(5, 1);
+        let config = SearchConfig::default();
+        search_one(&mut tree, &mut evaluator, &config, 100, &mut EvalCache::new(0), &mut rng);
+        assert_eq!(tree.root().visits, visits + 100);
+        check_shape(&tree);
+
+        // And again, one level further down.
+        let action = tree.choose_action(0.0, &mut rng).unwrap();
+        let kept = subtree(&tree, tree.child(NodeId::ROOT, action).unwrap());
+        tree.advance(action, true);
+        assert_eq!(subtree(&tree, NodeId::ROOT), kept);
+        check_shape(&tree);
+    }
+
+    #[test]
+    fn advance_without_reuse_starts_afresh() {
+        let mut tree = searched(100);
+        tree.advance(4, false);
+        assert_eq!(tree.len(), 1);
+        assert!(tree.is_empty());
+        assert_eq!(tree.root().visits, 0);
+        assert_eq!(tree.root().player, Player::SECOND);
+        assert_eq!(tree.root().bound, Bound::Unknown);
+        let mut position = TicTacToe::new();
+        position.apply(4);
+        assert_eq!(tree.root_position(), &position);
+    }
+
+    #[test]
+    fn advance_to_an_unvisited_or_unknown_child_starts_afresh() {
+        // Three simulations: the root and two of its nine children.
+        let mut tree = searched(3);
+        let unvisited = tree
+            .root()
+            .children()
+            .find(|&c| tree.node(c).visits == 0)
+            .map(|c| tree.node(c).action)
+            .unwrap();
+        tree.advance(unvisited, true);
+        assert!(tree.is_empty());
+        assert_eq!(tree.root().player, Player::SECOND);
+        // An unexpanded root has no children to keep either.
+        tree.advance(0, true);
+        assert!(tree.is_empty());
+        assert_eq!(tree.root().player, Player::FIRST);
+    }
+}

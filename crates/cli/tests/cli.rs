@@ -1,0 +1,163 @@
+//! The binary on bad input and in short real sessions: one clear line and a non-zero exit
+//! for bad input, never a panic.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn zerosum(args: &[&str], stdin: &str, dir: &Path) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zerosum"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zerosum-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Fails unless the command failed with exactly one line on stderr that mentions `needle`.
+fn assert_one_line_error(output: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "expected failure, got success; stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected one line, got: {stderr}");
+    assert!(lines[0].contains(needle), "expected '{needle}' in: {}", lines[0]);
+}
+
+#[test]
+fn bad_input_gets_one_line_and_a_failing_exit() {
+    let dir = scratch("bad");
+    std::fs::write(dir.join("bad.toml"), "game = \"tictactoe\"\n[search]\nnum_simulations = \"lots\"\n").unwrap();
+    std::fs::write(dir.join("unknown.toml"), "game = \"tictactoe\"\nwarp_speed = 9\n").unwrap();
+    std::fs::write(dir.join("broken.safetensors"), "not a tensor file").unwrap();
+    std::fs::write(
+        dir.join("broken.json"),
+        "{\"game\":\"tictactoe\",\"model\":{},\"obs_shape\":[2,3,3],\"num_actions\":9,\"step\":0,\"generation\":0,\"zerosum_version\":\"0\"}",
+    )
+    .unwrap();
+    std::fs::write(dir.join("garbage.json"), "{").unwrap();
+    std::fs::write(dir.join("garbage.safetensors"), "").unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["train", "--game", "chezz"], "unknown game 'chezz'"),
+        (&["train", "--game", "connect4:rows=1"], "bad parameter"),
+        (&["train", "--config", "bad.toml"], "bad config"),
+        (&["train", "--config", "unknown.toml"], "warp_speed"),
+        (&["train", "--config", "missing.toml"], "missing.toml"),
+        (&["train", "--game", "tictactoe", "--set", "search.num_simulations=0"], "num_simulations"),
+        (&["arena", "mcts:10", "grandmaster", "--game", "tictactoe"], "bad player 'grandmaster'"),
+        (&["arena", "mcts:x", "random", "--game", "tictactoe"], "bad player 'mcts:x'"),
+        (&["arena", "checkpoint:nowhere/latest", "random", "--game", "tictactoe"], "no checkpoint"),
+        (&["arena", "checkpoint:broken", "random", "--game", "tictactoe"], "corrupt checkpoint"),
+        (&["arena", "checkpoint:garbage", "random", "--game", "tictactoe"], "corrupt checkpoint"),
+        (&["play", "--game", "connect4", "--checkpoint", "broken"], "for game 'tictactoe', not 'connect4"),
+        (&["play", "--game", "tictactoe", "--device", "tpu"], "device 'tpu'"),
+        (&["check-game", "othello"], "unknown game"),
+    ];
+    for (args, needle) in cases {
+        let output = zerosum(args, "", &dir);
+        assert_one_line_error(&output, needle);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn play_reprompts_on_bad_moves_and_finishes_the_game() {
+    let dir = scratch("play");
+    // Connect four against rollout MCTS: junk, an out-of-range column and an ambiguous
+    // word get messages; then the human keeps dropping into column a until the game ends
+    // (a full column is refused too).
+    let mut input = String::from("zz\nh\nhelp\n");
+    for column in ["a", "b", "c", "d", "e", "f", "g"] {
+        for _ in 0..6 {
+            input.push_str(column);
+            input.push('\n');
+        }
+    }
+    let output = zerosum(&["play", "--game", "connect4", "--sims", "50"], &input, &dir);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("'zz' is not a move here"), "{stdout}");
+    assert!(stdout.contains("legal moves: a b c d e f g"), "{stdout}");
+    assert!(stdout.contains("agent plays"), "{stdout}");
+    assert!(stdout.contains("game over"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn arena_reports_a_score_with_interval_and_elo() {
+    let dir = scratch("arena");
+    let output = zerosum(&["arena", "perfect", "random", "--game", "tictactoe", "--games", "20"], "", &dir);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("perfect vs random: 20 games"), "{stdout}");
+    assert!(stdout.contains("-0 "), "perfect play never loses: {stdout}");
+    assert!(stdout.contains("Elo +"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn train_then_resume_then_play_from_the_checkpoint() {
+    let dir = scratch("train");
+    let quick = ["--set", "generations=2", "--set", "self_play.games_per_generation=16", "--set", "arena.every=0"];
+    let mut args = vec!["train", "--game", "tictactoe", "--run", "run"];
+    args.extend(quick);
+    let output = zerosum(&args, "", &dir);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for file in ["config.toml", "metrics.jsonl", "games/gen-0001.jsonl", "games/gen-0002.jsonl", "checkpoints/latest.safetensors", "checkpoints/latest.json", "checkpoints/gen-0002.json"] {
+        assert!(dir.join("run").join(file).exists(), "missing {file}");
+    }
+    // Training into a used run directory without --resume is refused.
+    let output = zerosum(&args, "", &dir);
+    assert_one_line_error(&output, "--resume");
+    // Resume with more generations: it continues at generation 3.
+    let output = zerosum(&["train", "--run", "run", "--resume", "--set", "generations=3"], "", &dir);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let games = std::fs::read_to_string(dir.join("run/games/gen-0003.jsonl")).unwrap();
+    assert_eq!(games.lines().count(), 16);
+    assert!(!dir.join("run/games/gen-0004.jsonl").exists());
+    // The checkpoint plays, without naming the game (it is in the checkpoint).
+    let output = zerosum(&["play", "--checkpoint", "run/checkpoints/latest", "--first", "agent"], "quit\n", &dir);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("agent plays"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn gtp_transcript() {
+    let dir = scratch("gtp");
+    let script = "1 protocol_version\n2 name\nlist_commands\nboardsize 3\nboardsize 19\nplay b b2\nplay b a1\nplay w b2\nplay w a1\ngogui-rules_legal_moves\ngogui-rules_side_to_move\nshowboard\nundo\ngogui-rules_side_to_move\nplay x a1\ngenmove b\nfoo\ngogui-rules_game_id\nquit\n";
+    let output = zerosum(&["gtp", "--game", "tictactoe", "--sims", "30"], script, &dir);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let replies: Vec<&str> = stdout.split("\n\n").collect();
+    assert_eq!(replies[0], "=1 2");
+    assert_eq!(replies[1], "=2 zerosum");
+    assert!(replies[2].starts_with("= protocol_version\n") && replies[2].contains("gogui-rules_final_result"));
+    assert_eq!(replies[3], "=");
+    assert!(replies[4].starts_with("? unacceptable size"));
+    assert_eq!(replies[5], "=");
+    assert!(replies[6].starts_with("? it is not b's turn"));
+    assert!(replies[7].starts_with("? illegal move b2"), "{}", replies[7]);
+    assert_eq!(replies[8], "=");
+    assert_eq!(replies[9], "= a3 b3 c3 a2 c2 b1 c1");
+    assert_eq!(replies[10], "= black");
+    assert!(replies[11].starts_with("=\n"));
+    assert_eq!(replies[12], "=");
+    assert_eq!(replies[13], "= white");
+    assert!(replies[14].starts_with("? invalid color"));
+    assert!(replies[15].starts_with("? it is not b's turn"));
+    assert!(replies[16].starts_with("? unknown command"));
+    assert_eq!(replies[17], "= tictactoe");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: formatting, lints, and every crate's tests in release mode
+# (the end-to-end tic-tac-toe training test needs optimised code). Sets up first if needed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+cargo fmt --all --check
+cargo clippy --release --workspace --all-targets --locked -- -D warnings
+cargo test --release --workspace --locked
