@@ -54,10 +54,12 @@ pub(crate) fn backup<G: Game>(
     seen_by: Player,
     config: &SearchConfig,
 ) {
+    let mut v = value_for(value, seen_by, tree.node(*path.last().unwrap()).player);
     for &id in path.iter().rev() {
         let node = tree.node_mut(id);
         node.visits += 1;
-        node.value_sum += value_for(value, seen_by, node.player);
+        node.value_sum += v;
+        v = -v;
     }
     if config.solver {
         for &id in path.iter().rev().skip(1) {

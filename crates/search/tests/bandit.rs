@@ -5,7 +5,7 @@ mod common;
 
 use std::fmt;
 
-use common::{visits_of, Counting, FnEvaluator};
+use common::{check_value_sums, visits_of, Counting, FnEvaluator};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::{value_for, Action, Game, GameError, Outcome, Player};
@@ -186,6 +186,7 @@ fn bandit_for_the_second_player_wants_the_first_players_worst_arm() {
     let config = SearchConfig::default();
     let tree = search(Arms::new(worth, 1000, Player::SECOND), &mut oracle([0.0; 4]), &config, 300);
     assert_eq!(tree.root().player, Player::SECOND);
+    check_value_sums(&tree);
     assert_concentrated(&tree, 3);
     let value = tree.result().root_value;
     assert!(value > 0.5 && value <= 0.9, "{value}");
@@ -219,6 +220,7 @@ fn bandit_of_finished_games_concentrates_without_the_solver() {
     let tree = search(Arms::new(worth, 0, Player::FIRST), &mut UniformEvaluator, &config, 200);
     assert_eq!(tree.result().bound, Bound::Unknown);
     assert_concentrated(&tree, 2);
+    check_value_sums(&tree);
     // Every visit of the winning arm was a win, from the picker's view.
     assert_eq!(tree.root_q_values()[2], (2, 1.0));
 }

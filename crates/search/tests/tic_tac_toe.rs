@@ -4,7 +4,7 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{check_proofs, child_bound_for_root, exact_value, play};
+use common::{check_proofs, check_value_sums, child_bound_for_root, exact_value, play};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::connect_four::ConnectFour;
@@ -62,6 +62,15 @@ fn rollouts_block_a_threat() {
         let position = play(TicTacToe::new(), &MUST_BLOCK);
         let tree = search(position, &mut RolloutEvaluator::new(2, 1), solver, 400);
         assert_eq!(best_move(&tree), "a3", "solver {solver}");
+    }
+}
+
+#[test]
+fn values_are_stored_from_each_movers_view() {
+    for moves in [&[][..], &WIN_IN_ONE[..], &MUST_BLOCK[..], &LOST[..]] {
+        let position = play(TicTacToe::new(), moves);
+        let tree = search(position, &mut RolloutEvaluator::new(9, 1), false, 500);
+        check_value_sums(&tree);
     }
 }
 

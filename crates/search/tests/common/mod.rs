@@ -222,3 +222,38 @@ impl Game for Script {
         })
     }
 }
+
+/// Checks, for a search run without the solver, that every value was stored from the view
+/// of the right player: a finished game's node holds its outcome for the parent's mover,
+/// and every other visited node holds its own evaluation plus its children's sums, each
+/// converted from the child's mover to its own (so `visits` is one more than the children's).
+pub fn check_value_sums<G: Game>(tree: &Tree<G>) {
+    for (id, position) in visited_nodes(tree) {
+        let node = tree.node(id);
+        if let Some(outcome) = position.outcome() {
+            let expected = node.visits as f32 * outcome.value_for(node.player);
+            assert_eq!(node.value_sum, expected, "finished game {id:?} in\n{position}");
+            continue;
+        }
+        assert_eq!(node.player, position.to_move(), "{id:?} in\n{position}");
+        let mut visits = 1;
+        let mut sum = node.raw_value;
+        for child in node.children() {
+            let c = tree.node(child);
+            visits += c.visits;
+            sum += value_for(c.value_sum, c.player, node.player);
+            let mut next = position.clone();
+            next.apply(c.action);
+            if c.visits > 0 && next.is_terminal() {
+                assert_eq!(c.player, node.player, "a finished game keeps the mover");
+            }
+        }
+        assert_eq!(node.visits, visits, "{id:?} in\n{position}");
+        let tolerance = 1e-3 * (1.0 + node.visits as f32);
+        assert!(
+            (node.value_sum - sum).abs() <= tolerance,
+            "{id:?}: value_sum {} but evaluation plus children give {sum}, in\n{position}",
+            node.value_sum
+        );
+    }
+}
