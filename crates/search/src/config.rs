@@ -57,13 +57,13 @@ impl SearchConfig {
         if self.num_simulations == 0 {
             errors.push("search.num_simulations must be at least 1".to_string());
         }
-        if !(self.c_puct > 0.0) {
+        if self.c_puct.is_nan() || self.c_puct <= 0.0 {
             errors.push(format!(
                 "search.c_puct must be positive, got {}",
                 self.c_puct
             ));
         }
-        if !(self.dirichlet_alpha > 0.0) {
+        if self.dirichlet_alpha.is_nan() || self.dirichlet_alpha <= 0.0 {
             errors.push(format!(
                 "search.dirichlet_alpha must be positive, got {}",
                 self.dirichlet_alpha
@@ -76,5 +76,33 @@ impl SearchConfig {
             ));
         }
         errors
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid() {
+        assert!(SearchConfig::default().validate().is_empty());
+    }
+
+    #[test]
+    fn validate_rejects_zero_negative_and_nan_settings() {
+        for bad in [0.0, -1.0, f32::NAN] {
+            let config = SearchConfig {
+                c_puct: bad,
+                dirichlet_alpha: bad,
+                ..SearchConfig::default()
+            };
+            assert_eq!(config.validate().len(), 2, "{bad}");
+        }
+        let config = SearchConfig {
+            num_simulations: 0,
+            dirichlet_epsilon: 1.5,
+            ..SearchConfig::default()
+        };
+        assert_eq!(config.validate().len(), 2);
     }
 }

@@ -54,12 +54,10 @@ pub(crate) fn backup<G: Game>(
     seen_by: Player,
     config: &SearchConfig,
 ) {
-    let mut v = value_for(value, seen_by, tree.node(*path.last().unwrap()).player);
     for &id in path.iter().rev() {
         let node = tree.node_mut(id);
         node.visits += 1;
-        node.value_sum += v;
-        v = -v;
+        node.value_sum += value_for(value, seen_by, node.player);
     }
     if config.solver {
         for &id in path.iter().rev().skip(1) {
@@ -341,13 +339,21 @@ mod tests {
         tree.node_mut(a).player = Player::FIRST;
         tree.node_mut(b).player = Player::SECOND;
         let config = SearchConfig::default();
-        backup(&mut tree, &[NodeId::ROOT, a, b], 0.75, Player::SECOND, &config);
+        backup(
+            &mut tree,
+            &[NodeId::ROOT, a, b],
+            0.75,
+            Player::SECOND,
+            &config,
+        );
         let sums: Vec<f32> = [NodeId::ROOT, a, b]
             .iter()
             .map(|&id| tree.node(id).value_sum)
             .collect();
         assert_eq!(sums, vec![-0.75, -0.75, 0.75]);
-        assert!([NodeId::ROOT, a, b].iter().all(|&id| tree.node(id).visits == 1));
+        assert!([NodeId::ROOT, a, b]
+            .iter()
+            .all(|&id| tree.node(id).visits == 1));
     }
 
     #[test]
@@ -370,7 +376,10 @@ mod tests {
         let total: f32 = priors.iter().map(|p| p.1).sum();
         assert!((total - 1.0).abs() < 1e-5, "{priors:?}");
         assert!(priors.iter().zip(&original).all(|(p, o)| p.0 == o.0));
-        assert!(priors.iter().zip(&original).any(|(p, o)| (p.1 - o.1).abs() > 1e-3));
+        assert!(priors
+            .iter()
+            .zip(&original)
+            .any(|(p, o)| (p.1 - o.1).abs() > 1e-3));
         let mut untouched = original.clone();
         add_dirichlet_noise(&mut untouched, 0.3, 0.0, &mut rng);
         assert_eq!(untouched, original);
@@ -383,11 +392,21 @@ mod tests {
         let mut cache = EvalCache::new(1000);
         let mut rng = SmallRng::seed_from_u64(9);
         let config = SearchConfig::default();
-        search_one(&mut tree, &mut UniformEvaluator, &config, 30, &mut cache, &mut rng);
+        search_one(
+            &mut tree,
+            &mut UniformEvaluator,
+            &config,
+            30,
+            &mut cache,
+            &mut rng,
+        );
         let priors = root_priors(&tree);
         let total: f32 = priors.iter().map(|p| p.1).sum();
         assert!((total - 1.0).abs() < 1e-5);
-        assert!(priors.iter().any(|p| (p.1 - 1.0 / 9.0).abs() > 1e-3), "{priors:?}");
+        assert!(
+            priors.iter().any(|p| (p.1 - 1.0 / 9.0).abs() > 1e-3),
+            "{priors:?}"
+        );
         for child in tree.root().children().filter(|&c| tree.node(c).expanded) {
             for grandchild in tree.node(child).children() {
                 assert_eq!(tree.node(grandchild).prior, 1.0 / 8.0);
@@ -405,7 +424,14 @@ mod tests {
         let mut tree = Tree::new(game);
         let mut rng = SmallRng::seed_from_u64(1);
         let config = SearchConfig::default();
-        search_one(&mut tree, &mut UniformEvaluator, &config, 40, &mut EvalCache::new(0), &mut rng);
+        search_one(
+            &mut tree,
+            &mut UniformEvaluator,
+            &config,
+            40,
+            &mut EvalCache::new(0),
+            &mut rng,
+        );
         let win = tree.node(tree.child(NodeId::ROOT, 0).unwrap());
         assert_eq!(win.player, Player::FIRST);
         assert_eq!(win.bound, Bound::Win);
@@ -422,7 +448,14 @@ mod tests {
         let mut evaluator = Skewed::default();
         let mut rng = SmallRng::seed_from_u64(2);
         let mut first = Tree::new(game);
-        search_one(&mut first, &mut evaluator, &config, 150, &mut cache, &mut rng);
+        search_one(
+            &mut first,
+            &mut evaluator,
+            &config,
+            150,
+            &mut cache,
+            &mut rng,
+        );
         // Transpositions (the same board by another move order) already hit the cache here.
         assert_eq!(
             evaluator.positions + cache.hits as usize,
@@ -434,11 +467,20 @@ mod tests {
         let hits = cache.hits;
 
         let mut second = Tree::new(game);
-        search_one(&mut second, &mut evaluator, &config, 150, &mut cache, &mut rng);
+        search_one(
+            &mut second,
+            &mut evaluator,
+            &config,
+            150,
+            &mut cache,
+            &mut rng,
+        );
         assert_eq!(evaluator.positions, evaluated, "nothing new to evaluate");
         assert_eq!(cache.hits - hits, num_evaluated(&second) as u64);
         assert_eq!(root_priors(&second), root_priors(&first));
-        assert!(root_priors(&first).iter().any(|p| (p.1 - 1.0 / 8.0).abs() > 1e-3));
+        assert!(root_priors(&first)
+            .iter()
+            .any(|p| (p.1 - 1.0 / 8.0).abs() > 1e-3));
         assert_eq!(second.result(), first.result());
     }
 
@@ -451,7 +493,14 @@ mod tests {
         let mut expanded = 0;
         for _ in 0..2 {
             let mut tree = Tree::new(position(&["b2"]));
-            search_one(&mut tree, &mut evaluator, &config, 100, &mut cache, &mut rng);
+            search_one(
+                &mut tree,
+                &mut evaluator,
+                &config,
+                100,
+                &mut cache,
+                &mut rng,
+            );
             expanded += num_evaluated(&tree);
         }
         assert!(cache.entries.is_empty());

@@ -305,7 +305,14 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(4);
         let mut evaluator = RolloutEvaluator::new(4, 1);
         let config = SearchConfig::default();
-        search_one(&mut tree, &mut evaluator, &config, num_simulations, &mut EvalCache::new(0), &mut rng);
+        search_one(
+            &mut tree,
+            &mut evaluator,
+            &config,
+            num_simulations,
+            &mut EvalCache::new(0),
+            &mut rng,
+        );
         tree
     }
 
@@ -333,7 +340,14 @@ mod tests {
         // Searching on adds exactly the new simulations and keeps the tree well formed.
         let mut evaluator = RolloutEvaluator::new(5, 1);
         let config = SearchConfig::default();
-        search_one(&mut tree, &mut evaluator, &config, 100, &mut EvalCache::new(0), &mut rng);
+        search_one(
+            &mut tree,
+            &mut evaluator,
+            &config,
+            100,
+            &mut EvalCache::new(0),
+            &mut rng,
+        );
         assert_eq!(tree.root().visits, visits + 100);
         check_shape(&tree);
 

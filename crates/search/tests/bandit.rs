@@ -138,7 +138,14 @@ fn search<E: zerosum_search::Evaluator<Arms>>(
 ) -> Tree<Arms> {
     let mut tree = Tree::new(position);
     let mut rng = SmallRng::seed_from_u64(17);
-    search_one(&mut tree, evaluator, config, num_simulations, &mut EvalCache::new(0), &mut rng);
+    search_one(
+        &mut tree,
+        evaluator,
+        config,
+        num_simulations,
+        &mut EvalCache::new(0),
+        &mut rng,
+    );
     tree
 }
 
@@ -161,7 +168,12 @@ fn assert_concentrated(tree: &Tree<Arms>, best: Action) {
 fn bandit_with_uniform_priors_finds_the_best_arm() {
     let worth = [-20, 60, 10, -90];
     let config = SearchConfig::default();
-    let tree = search(Arms::new(worth, 1000, Player::FIRST), &mut oracle([0.0; 4]), &config, 300);
+    let tree = search(
+        Arms::new(worth, 1000, Player::FIRST),
+        &mut oracle([0.0; 4]),
+        &config,
+        300,
+    );
     assert_concentrated(&tree, 1);
     // The root's value approaches the best arm's worth from below.
     let value = tree.result().root_value;
@@ -174,7 +186,12 @@ fn bandit_overcomes_a_misleading_prior() {
     let worth = [-20, 60, 10, -90];
     let config = SearchConfig::default();
     let logits = [0.0, 0.0, 0.0, 3.0];
-    let tree = search(Arms::new(worth, 1000, Player::FIRST), &mut oracle(logits), &config, 800);
+    let tree = search(
+        Arms::new(worth, 1000, Player::FIRST),
+        &mut oracle(logits),
+        &config,
+        800,
+    );
     assert!(tree.result().policy_target[3].1 < 0.1);
     assert_concentrated(&tree, 1);
 }
@@ -184,7 +201,12 @@ fn bandit_for_the_second_player_wants_the_first_players_worst_arm() {
     // Worths are from the first player's view: the second player's best arm is the lowest.
     let worth = [-20, 60, 10, -90];
     let config = SearchConfig::default();
-    let tree = search(Arms::new(worth, 1000, Player::SECOND), &mut oracle([0.0; 4]), &config, 300);
+    let tree = search(
+        Arms::new(worth, 1000, Player::SECOND),
+        &mut oracle([0.0; 4]),
+        &config,
+        300,
+    );
     assert_eq!(tree.root().player, Player::SECOND);
     check_value_sums(&tree);
     assert_concentrated(&tree, 3);
@@ -200,8 +222,17 @@ fn bandit_of_finished_games_is_proven_by_the_solver() {
     let worth = [-100, 0, 100, -100];
     let mut evaluator = Counting::new(UniformEvaluator);
     let config = SearchConfig::default();
-    let tree = search(Arms::new(worth, 0, Player::FIRST), &mut evaluator, &config, 20);
-    assert_eq!(evaluator.positions(), 1, "only the root needs the evaluator");
+    let tree = search(
+        Arms::new(worth, 0, Player::FIRST),
+        &mut evaluator,
+        &config,
+        20,
+    );
+    assert_eq!(
+        evaluator.positions(),
+        1,
+        "only the root needs the evaluator"
+    );
     assert_eq!(tree.result().bound, Bound::Win);
     assert_eq!(tree.result().root_value, 1.0);
     let mut rng = SmallRng::seed_from_u64(1);
@@ -217,7 +248,12 @@ fn bandit_of_finished_games_concentrates_without_the_solver() {
         solver: false,
         ..SearchConfig::default()
     };
-    let tree = search(Arms::new(worth, 0, Player::FIRST), &mut UniformEvaluator, &config, 200);
+    let tree = search(
+        Arms::new(worth, 0, Player::FIRST),
+        &mut UniformEvaluator,
+        &config,
+        200,
+    );
     assert_eq!(tree.result().bound, Bound::Unknown);
     assert_concentrated(&tree, 2);
     check_value_sums(&tree);

@@ -8,8 +8,8 @@ use rand::SeedableRng;
 use zerosum_games::tic_tac_toe::TicTacToe;
 use zerosum_games::Game;
 use zerosum_search::{
-    run_simulations, search_one, EvalCache, Evaluator, RolloutEvaluator, Scratch,
-    SearchConfig, Tree, UniformEvaluator,
+    run_simulations, search_one, EvalCache, Evaluator, RolloutEvaluator, Scratch, SearchConfig,
+    Tree, UniformEvaluator,
 };
 
 /// Positions of every kind: fresh, mid-game, a win in one, a lost one and a finished game.
@@ -41,7 +41,10 @@ fn hashed() -> impl Evaluator<TicTacToe> {
 #[test]
 fn every_root_gets_exactly_the_asked_simulations() {
     let mut trees: Vec<Tree<TicTacToe>> = positions().into_iter().map(Tree::new).collect();
-    let live = trees.iter().filter(|t| !t.root_position().is_terminal()).count();
+    let live = trees
+        .iter()
+        .filter(|t| !t.root_position().is_terminal())
+        .count();
     let mut evaluator = Counting::new(RolloutEvaluator::new(3, 2));
     let mut cache = EvalCache::new(1000);
     let mut scratch = Scratch::new();
@@ -71,7 +74,10 @@ fn every_root_gets_exactly_the_asked_simulations() {
         // At most one evaluator call per step, each with at most one position per live tree.
         let new_batches = &evaluator.batches[batches..];
         assert!(new_batches.len() <= num_simulations);
-        assert!(new_batches.iter().all(|&b| (1..=live).contains(&b)), "{new_batches:?}");
+        assert!(
+            new_batches.iter().all(|&b| (1..=live).contains(&b)),
+            "{new_batches:?}"
+        );
     }
     // The first step needs every live root evaluated, together.
     assert_eq!(evaluator.batches[0], live);
@@ -96,7 +102,14 @@ fn lockstep_matches_searching_each_tree_alone() {
         for (position, tree) in positions().into_iter().zip(&together) {
             let mut alone = Tree::new(position);
             let mut cache = EvalCache::new(capacity);
-            search_one(&mut alone, &mut hashed(), &config, 300, &mut cache, &mut rng);
+            search_one(
+                &mut alone,
+                &mut hashed(),
+                &config,
+                300,
+                &mut cache,
+                &mut rng,
+            );
             assert_eq!(alone.result(), tree.result(), "{position}");
             assert_eq!(alone.len(), tree.len());
         }
@@ -110,10 +123,24 @@ fn repeated_calls_add_up_to_one_long_call() {
     let mut rng = SmallRng::seed_from_u64(5);
     let mut cache = EvalCache::new(0);
     let mut once = Tree::new(TicTacToe::new());
-    search_one(&mut once, &mut UniformEvaluator, &config, 300, &mut cache, &mut rng);
+    search_one(
+        &mut once,
+        &mut UniformEvaluator,
+        &config,
+        300,
+        &mut cache,
+        &mut rng,
+    );
     let mut thrice = Tree::new(TicTacToe::new());
     for _ in 0..3 {
-        search_one(&mut thrice, &mut UniformEvaluator, &config, 100, &mut cache, &mut rng);
+        search_one(
+            &mut thrice,
+            &mut UniformEvaluator,
+            &config,
+            100,
+            &mut cache,
+            &mut rng,
+        );
     }
     assert_eq!(once.result(), thrice.result());
     assert_eq!(once.root().visits, 300);
@@ -133,11 +160,21 @@ fn tree_reuse_in_lockstep_keeps_counting_right() {
     }
     for _ in 0..4 {
         let before: Vec<u32> = trees.iter().map(|t| t.root().visits).collect();
-        run_simulations(&mut trees, &mut evaluator, &config, 50, &mut cache, &mut scratch, &mut rng);
+        run_simulations(
+            &mut trees,
+            &mut evaluator,
+            &config,
+            50,
+            &mut cache,
+            &mut scratch,
+            &mut rng,
+        );
         for (tree, before) in trees.iter_mut().zip(before) {
             assert_eq!(tree.root().visits, before + 50);
             let action = tree.choose_action(1.0, &mut rng).unwrap();
-            let kept = tree.node(tree.child(zerosum_search::NodeId::ROOT, action).unwrap()).visits;
+            let kept = tree
+                .node(tree.child(zerosum_search::NodeId::ROOT, action).unwrap())
+                .visits;
             tree.advance(action, true);
             assert_eq!(tree.root().visits, kept);
             for child in tree.root().children() {

@@ -55,7 +55,14 @@ fn search(position: Script, solver: bool, num_simulations: usize) -> Tree<Script
     let mut tree = Tree::new(position);
     let mut rng = SmallRng::seed_from_u64(8);
     let mut evaluator = RolloutEvaluator::new(8, 1);
-    search_one(&mut tree, &mut evaluator, &config, num_simulations, &mut EvalCache::new(0), &mut rng);
+    search_one(
+        &mut tree,
+        &mut evaluator,
+        &config,
+        num_simulations,
+        &mut EvalCache::new(0),
+        &mut rng,
+    );
     tree
 }
 
@@ -64,7 +71,14 @@ fn solver_proves_a_win_by_a_double_move() {
     let mut tree = Tree::new(TWICE);
     let mut rng = SmallRng::seed_from_u64(8);
     let config = SearchConfig::default();
-    search_one(&mut tree, &mut UniformEvaluator, &config, 200, &mut EvalCache::new(0), &mut rng);
+    search_one(
+        &mut tree,
+        &mut UniformEvaluator,
+        &config,
+        200,
+        &mut EvalCache::new(0),
+        &mut rng,
+    );
     assert_eq!(tree.result().bound, Bound::Win);
     assert_eq!(tree.result().root_value, 1.0);
     // After choice 0 the first player is still to move, and it is a win for it.
@@ -82,7 +96,12 @@ fn solver_proofs_match_mover_aware_minimax() {
         let exact = exact_value(&script, script.to_move(), &mut HashMap::new());
         let tree = search(script.clone(), true, 400);
         assert_eq!(tree.root().player, script.to_move());
-        assert_eq!(tree.result().bound, Bound::of_value(exact), "{:?}", script.movers);
+        assert_eq!(
+            tree.result().bound,
+            Bound::of_value(exact),
+            "{:?}",
+            script.movers
+        );
         assert_eq!(tree.result().root_value, exact);
         assert!(check_proofs(&tree) > 3);
     }
@@ -97,6 +116,10 @@ fn values_are_stored_from_each_movers_view() {
         let exact = exact_value(&script, script.to_move(), &mut HashMap::new());
         let q = tree.root_q_values();
         let best = q.iter().map(|v| v.1).fold(f32::NEG_INFINITY, f32::max);
-        assert!((best - exact).abs() < 0.35, "{:?}: {q:?}, exact {exact}", script.movers);
+        assert!(
+            (best - exact).abs() < 0.35,
+            "{:?}: {q:?}, exact {exact}",
+            script.movers
+        );
     }
 }

@@ -11,8 +11,7 @@ use zerosum_games::connect_four::ConnectFour;
 use zerosum_games::tic_tac_toe::TicTacToe;
 use zerosum_games::Game;
 use zerosum_search::{
-    search_one, Bound, EvalCache, Evaluator, RolloutEvaluator, SearchConfig, Tree,
-    UniformEvaluator,
+    search_one, Bound, EvalCache, Evaluator, RolloutEvaluator, SearchConfig, Tree, UniformEvaluator,
 };
 
 /// Searches `position` with `num_simulations` and returns the tree.
@@ -28,7 +27,14 @@ fn search<G: Game>(
     };
     let mut tree = Tree::new(position);
     let mut rng = SmallRng::seed_from_u64(21);
-    search_one(&mut tree, evaluator, &config, num_simulations, &mut EvalCache::new(0), &mut rng);
+    search_one(
+        &mut tree,
+        evaluator,
+        &config,
+        num_simulations,
+        &mut EvalCache::new(0),
+        &mut rng,
+    );
     tree
 }
 
@@ -89,7 +95,10 @@ fn solver_proves_a_win_in_one() {
 #[test]
 fn solver_proves_a_position_where_every_move_loses() {
     let position = play(TicTacToe::new(), &LOST);
-    assert_eq!(exact_value(&position, position.to_move(), &mut HashMap::new()), -1.0);
+    assert_eq!(
+        exact_value(&position, position.to_move(), &mut HashMap::new()),
+        -1.0
+    );
     let tree = search(position, &mut UniformEvaluator, true, 500);
     let result = tree.result();
     assert_eq!(result.bound, Bound::Loss, "{result:?}");

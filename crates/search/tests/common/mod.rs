@@ -115,11 +115,17 @@ impl<E> Counting<E> {
 
 impl<G: Game, E: Evaluator<G>> Evaluator<G> for Counting<E> {
     fn evaluate(&mut self, positions: &[G], logits: &mut [f32], values: &mut [f32]) {
-        assert!(!positions.is_empty(), "the driver never sends an empty batch");
+        assert!(
+            !positions.is_empty(),
+            "the driver never sends an empty batch"
+        );
         assert_eq!(logits.len(), positions.len() * positions[0].num_actions());
         assert_eq!(values.len(), positions.len());
         for position in positions {
-            assert!(!position.is_terminal(), "finished games are never evaluated");
+            assert!(
+                !position.is_terminal(),
+                "finished games are never evaluated"
+            );
         }
         self.batches.push(positions.len());
         self.inner.evaluate(positions, logits, values);
@@ -232,7 +238,10 @@ pub fn check_value_sums<G: Game>(tree: &Tree<G>) {
         let node = tree.node(id);
         if let Some(outcome) = position.outcome() {
             let expected = node.visits as f32 * outcome.value_for(node.player);
-            assert_eq!(node.value_sum, expected, "finished game {id:?} in\n{position}");
+            assert_eq!(
+                node.value_sum, expected,
+                "finished game {id:?} in\n{position}"
+            );
             continue;
         }
         assert_eq!(node.player, position.to_move(), "{id:?} in\n{position}");
