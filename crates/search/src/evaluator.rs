@@ -12,11 +12,22 @@ use zerosum_games::{Action, Game};
 pub trait Evaluator<G: Game> {
     /// Evaluates a batch.
     fn evaluate(&mut self, positions: &[G], logits: &mut [f32], values: &mut [f32]);
+
+    /// Whether the same position always gets the same answer, so that answers may be
+    /// cached by position. Random rollouts are not: caching one playout's result would
+    /// freeze its noise into every later visit.
+    fn is_deterministic(&self) -> bool {
+        true
+    }
 }
 
 impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     fn evaluate(&mut self, positions: &[G], logits: &mut [f32], values: &mut [f32]) {
         (**self).evaluate(positions, logits, values)
+    }
+
+    fn is_deterministic(&self) -> bool {
+        (**self).is_deterministic()
     }
 }
 
@@ -65,6 +76,10 @@ impl RolloutEvaluator {
 }
 
 impl<G: Game> Evaluator<G> for RolloutEvaluator {
+    fn is_deterministic(&self) -> bool {
+        false
+    }
+
     fn evaluate(&mut self, positions: &[G], logits: &mut [f32], values: &mut [f32]) {
         logits.fill(0.0);
         for (position, value) in positions.iter().zip(values.iter_mut()) {

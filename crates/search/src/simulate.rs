@@ -220,6 +220,7 @@ pub fn run_simulations<G: Game, E: Evaluator<G> + ?Sized>(
 ) {
     let Some(first) = trees.first() else { return };
     let num_actions = first.root_position().num_actions();
+    let use_cache = evaluator.is_deterministic();
     for _ in 0..num_simulations {
         scratch.positions.clear();
         scratch.pending.clear();
@@ -239,7 +240,9 @@ pub fn run_simulations<G: Game, E: Evaluator<G> + ?Sized>(
             } else if let Some(value) = tree.node(id).bound.value().filter(|_| config.solver) {
                 let player = tree.node(id).player;
                 backup(tree, &leaf.path, value, player, config);
-            } else if let Some((priors, value)) = cache.get(Game::hash(&leaf.position)) {
+            } else if let Some((priors, value)) =
+                use_cache.then(|| cache.get(Game::hash(&leaf.position))).flatten()
+            {
                 expand(tree, &leaf.path, priors, value, config, rng);
             } else {
                 scratch.positions.push(leaf.position);
@@ -259,7 +262,9 @@ pub fn run_simulations<G: Game, E: Evaluator<G> + ?Sized>(
             let logits = &scratch.logits[b * num_actions..(b + 1) * num_actions];
             let priors = legal_priors(logits, &scratch.legal);
             let value = scratch.values[b].clamp(-1.0, 1.0);
-            cache.insert(Game::hash(position), &priors, value);
+            if use_cache {
+                cache.insert(Game::hash(position), &priors, value);
+            }
             expand(&mut trees[index], &path, priors, value, config, rng);
         }
     }

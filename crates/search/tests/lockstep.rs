@@ -184,3 +184,17 @@ fn tree_reuse_in_lockstep_keeps_counting_right() {
         assert!(evaluator.batches.iter().all(|&b| b <= 4));
     }
 }
+
+/// Regression: caching a random playout's result froze its noise into every later visit of
+/// the position, and made rollout MCTS with 1000 simulations lose to 200.
+#[test]
+fn rollout_results_are_never_cached() {
+    use rand::{rngs::SmallRng, SeedableRng};
+    use zerosum_games::connect_four::ConnectFour;
+    use zerosum_search::{search_one, EvalCache, RolloutEvaluator, SearchConfig, Tree};
+    let mut cache = EvalCache::new(1000);
+    let mut tree = Tree::new(ConnectFour::new());
+    let mut rng = SmallRng::seed_from_u64(1);
+    search_one(&mut tree, &mut RolloutEvaluator::new(1, 1), &SearchConfig::default(), 300, &mut cache, &mut rng);
+    assert_eq!(cache.hits + cache.misses, 0, "the cache was consulted for rollouts");
+}
