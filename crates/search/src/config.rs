@@ -12,7 +12,19 @@ pub enum Fpu {
     Absolute(f32),
 }
 
-/// The PUCT search of AlphaZero: `argmax Q + c_puct * P * sqrt(N) / (1 + n)`.
+/// How the root (and the tree below it) chooses where simulations go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    /// AlphaZero's PUCT everywhere, Dirichlet noise at the root, visit-count targets.
+    Puct,
+    /// Gumbel AlphaZero: Gumbel-top-k and Sequential Halving at the root, the improved
+    /// policy inside the tree and as the training target.
+    Gumbel,
+}
+
+/// The search: PUCT as in AlphaZero, `argmax Q + c_puct * P * sqrt(N) / (1 + n)`, or the
+/// Gumbel root of Danihelka et al.: `argmax Q + c_puct * P * sqrt(N) / (1 + n)`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SearchConfig {
@@ -33,6 +45,16 @@ pub struct SearchConfig {
     pub reuse_tree: bool,
     /// Network outputs kept per search driver, keyed by position hash; 0 turns the cache off.
     pub cache_capacity: usize,
+    /// `puct` (AlphaZero) or `gumbel` (Gumbel AlphaZero).
+    pub algorithm: Algorithm,
+    /// Gumbel: actions sampled at the root for Sequential Halving (the paper's m: 16).
+    pub gumbel_considered: usize,
+    /// Gumbel: scale of the Gumbel noise at the root (1 in self-play; 0 plays greedily).
+    pub gumbel_scale: f32,
+    /// Gumbel: `c_visit` of `sigma(q) = (c_visit + max N) * c_scale * q` (paper: 50).
+    pub gumbel_c_visit: f32,
+    /// Gumbel: `c_scale` of sigma, with q rescaled to [0, 1] (mctx: 0.1).
+    pub gumbel_c_scale: f32,
 }
 
 impl Default for SearchConfig {
@@ -46,11 +68,22 @@ impl Default for SearchConfig {
             solver: true,
             reuse_tree: true,
             cache_capacity: 200_000,
+            algorithm: Algorithm::Puct,
+            gumbel_considered: 16,
+            gumbel_scale: 1.0,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 0.1,
         }
     }
 }
 
 impl SearchConfig {
+    /// Whether the tree under a played move is kept: Sequential Halving plans a fresh
+    /// budget from an empty root, so the Gumbel root starts afresh every move.
+    pub fn keeps_subtree(&self) -> bool {
+        self.reuse_tree && self.algorithm == Algorithm::Puct
+    }
+
     /// Problems that make the search meaningless, as one-line messages.
     pub fn validate(&self) -> Vec<String> {
         let mut errors = Vec::new();

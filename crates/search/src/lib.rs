@@ -26,6 +26,7 @@
 
 mod config;
 mod evaluator;
+mod gumbel;
 mod puct;
 mod result;
 mod simulate;
@@ -34,8 +35,9 @@ mod solver;
 mod testutil;
 mod tree;
 
-pub use config::{Fpu, SearchConfig};
+pub use config::{Algorithm, Fpu, SearchConfig};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use gumbel::considered_visit_sequence;
 pub use result::{value_for_first, SearchResult};
 pub use simulate::{add_dirichlet_noise, run_simulations, search_one, EvalCache, Scratch};
 pub use tree::{Bound, Node, NodeId, Tree};

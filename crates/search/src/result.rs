@@ -30,19 +30,22 @@ impl<G: Game> Tree<G> {
             .map(|c| (self.node(c).action, self.node(c).visits))
             .collect();
         let total: u32 = visits.iter().map(|v| v.1).sum();
-        let policy_target = visits
-            .iter()
-            .map(|&(a, n)| {
-                (
-                    a,
-                    if total > 0 {
-                        n as f32 / total as f32
-                    } else {
-                        1.0 / visits.len() as f32
-                    },
-                )
-            })
-            .collect();
+        // Gumbel: the improved policy; PUCT: visit shares.
+        let policy_target = crate::gumbel::improved_policy(self).unwrap_or_else(|| {
+            visits
+                .iter()
+                .map(|&(a, n)| {
+                    (
+                        a,
+                        if total > 0 {
+                            n as f32 / total as f32
+                        } else {
+                            1.0 / visits.len() as f32
+                        },
+                    )
+                })
+                .collect()
+        });
         let root_value = root.bound.value().unwrap_or_else(|| root.mean_value());
         SearchResult {
             visits,
@@ -55,8 +58,13 @@ impl<G: Game> Tree<G> {
 
     /// The move to play: a proven win if there is one; otherwise, among moves not proven
     /// lost (unless all are), the most visited when `temperature` is 0, else one drawn with
-    /// probability proportional to `visits^(1/temperature)`.
+    /// probability proportional to `visits^(1/temperature)`. With the Gumbel root, the
+    /// action Sequential Halving left standing, whatever the temperature.
     pub fn choose_action(&self, temperature: f32, rng: &mut impl Rng) -> Option<Action> {
+        if let Some(action) = crate::gumbel::final_action(self) {
+            // Sequential Halving's survivor; the Gumbel draws already explore.
+            return Some(action);
+        }
         let root = self.root();
         let children: Vec<NodeId> = root.children().collect();
         if children.is_empty() {

@@ -7,7 +7,7 @@ use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 use zerosum_games::{value_for, Action, Game, Player};
 
-use crate::config::{Fpu, SearchConfig};
+use crate::config::{Algorithm, Fpu, SearchConfig};
 use crate::evaluator::Evaluator;
 use crate::solver;
 use crate::tree::{Bound, NodeId, Tree};
@@ -30,7 +30,12 @@ pub(crate) fn select<G: Game>(tree: &mut Tree<G>, config: &SearchConfig) -> Leaf
         if !n.expanded || n.num_children == 0 || stop_at_proof {
             return Leaf { path, position };
         }
-        let child = crate::puct::select_child(tree, node, config);
+        let child = match config.algorithm {
+            Algorithm::Puct => crate::puct::select_child(tree, node, config),
+            Algorithm::Gumbel if node == NodeId::ROOT => crate::gumbel::select_root(tree, config)
+                .unwrap_or_else(|| crate::puct::select_child(tree, node, config)),
+            Algorithm::Gumbel => crate::gumbel::select_interior(tree, node, config),
+        };
         position.apply(tree.node(child).action);
         if tree.node(child).visits == 0 && !tree.node(child).expanded {
             let parent_player = tree.node(node).player;
@@ -117,7 +122,7 @@ pub(crate) fn expand<G: Game>(
     rng: &mut impl Rng,
 ) {
     let leaf = *path.last().expect("a path holds at least the root");
-    if leaf == NodeId::ROOT && tree.root_noise {
+    if leaf == NodeId::ROOT && tree.root_noise && config.algorithm == Algorithm::Puct {
         add_dirichlet_noise(
             &mut priors,
             config.dirichlet_alpha,
@@ -228,6 +233,12 @@ pub fn run_simulations<G: Game, E: Evaluator<G> + ?Sized>(
             if tree.root_position().is_terminal() {
                 continue;
             }
+            if config.algorithm == Algorithm::Gumbel
+                && tree.gumbel.is_none()
+                && tree.root().num_children > 0
+            {
+                crate::gumbel::init_root(tree, config, num_simulations, rng);
+            }
             let leaf = select(tree, config);
             let id = *leaf.path.last().expect("non-empty path");
             if let Some(outcome) = leaf.position.outcome() {
@@ -240,8 +251,9 @@ pub fn run_simulations<G: Game, E: Evaluator<G> + ?Sized>(
             } else if let Some(value) = tree.node(id).bound.value().filter(|_| config.solver) {
                 let player = tree.node(id).player;
                 backup(tree, &leaf.path, value, player, config);
-            } else if let Some((priors, value)) =
-                use_cache.then(|| cache.get(Game::hash(&leaf.position))).flatten()
+            } else if let Some((priors, value)) = use_cache
+                .then(|| cache.get(Game::hash(&leaf.position)))
+                .flatten()
             {
                 expand(tree, &leaf.path, priors, value, config, rng);
             } else {

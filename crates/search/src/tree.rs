@@ -129,6 +129,8 @@ pub struct Tree<G: Game> {
     root_position: G,
     /// Whether Dirichlet noise goes onto the root's priors when it is expanded.
     pub root_noise: bool,
+    /// The Gumbel root's draws and schedule, once set up.
+    pub(crate) gumbel: Option<crate::gumbel::GumbelRoot>,
 }
 
 impl<G: Game> Tree<G> {
@@ -139,6 +141,7 @@ impl<G: Game> Tree<G> {
             nodes: vec![root],
             root_position,
             root_noise: false,
+            gumbel: None,
         }
     }
 
@@ -203,6 +206,7 @@ impl<G: Game> Tree<G> {
     /// Plays `action` at the root. With `reuse`, the subtree under it becomes the new tree;
     /// otherwise the tree starts afresh.
     pub fn advance(&mut self, action: Action, reuse: bool) {
+        self.gumbel = None;
         let mut position = self.root_position.clone();
         position.apply(action);
         let child = if reuse {

@@ -195,6 +195,17 @@ fn rollout_results_are_never_cached() {
     let mut cache = EvalCache::new(1000);
     let mut tree = Tree::new(ConnectFour::new());
     let mut rng = SmallRng::seed_from_u64(1);
-    search_one(&mut tree, &mut RolloutEvaluator::new(1, 1), &SearchConfig::default(), 300, &mut cache, &mut rng);
-    assert_eq!(cache.hits + cache.misses, 0, "the cache was consulted for rollouts");
+    search_one(
+        &mut tree,
+        &mut RolloutEvaluator::new(1, 1),
+        &SearchConfig::default(),
+        300,
+        &mut cache,
+        &mut rng,
+    );
+    assert_eq!(
+        cache.hits + cache.misses,
+        0,
+        "the cache was consulted for rollouts"
+    );
 }

@@ -202,7 +202,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
     }
 
     fn choose(&mut self, position: &G, rng: &mut SmallRng) -> Result<Choice, TrainError> {
-        let reuse = self.config.reuse_tree
+        let reuse = self.config.keeps_subtree()
             && self
                 .tree
                 .as_ref()
@@ -233,7 +233,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
     fn observe(&mut self, position: &G, action: Action) {
         match &mut self.tree {
             Some(tree) if tree.root_position() == position => {
-                tree.advance(action, self.config.reuse_tree)
+                tree.advance(action, self.config.keeps_subtree())
             }
             _ => self.tree = None,
         }

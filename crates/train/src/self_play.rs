@@ -127,7 +127,7 @@ pub fn self_play<G: Game, E: Evaluator<G> + ?Sized>(
                 value: result.root_value,
             });
             slot.actions.push(action);
-            tree.advance(action, search.reuse_tree);
+            tree.advance(action, search.keeps_subtree());
             if config.root_noise && tree.root().expanded {
                 tree.add_root_noise(search.dirichlet_alpha, search.dirichlet_epsilon, rng);
             }
