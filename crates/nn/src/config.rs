@@ -28,6 +28,10 @@ pub struct ModelConfig {
     pub blocks: usize,
     /// Width of the value head's hidden layer (AlphaZero: 256).
     pub value_hidden: usize,
+    /// Dropout before the heads while training (AlphaPush); 0 = none.
+    pub dropout: f64,
+    /// An auxiliary head that predicts the opponent's reply policy (KataGo).
+    pub reply_head: bool,
 }
 
 impl Default for ModelConfig {
@@ -39,6 +43,8 @@ impl Default for ModelConfig {
             channels: 64,
             blocks: 4,
             value_hidden: 64,
+            dropout: 0.0,
+            reply_head: false,
         }
     }
 }
@@ -56,11 +62,28 @@ impl ModelConfig {
             }
             _ => {}
         }
+        if !(0.0..1.0).contains(&self.dropout) {
+            errors.push(format!(
+                "model.dropout must be within [0, 1), got {}",
+                self.dropout
+            ));
+        }
         if self.value_hidden == 0 {
             errors.push("model.value_hidden must be at least 1".to_string());
         }
         errors
     }
+}
+
+/// The policy loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyLoss {
+    /// Cross-entropy against the target (AlphaZero).
+    CrossEntropy,
+    /// KL divergence from the target: the cross-entropy minus the target's entropy, so a
+    /// perfect fit reads 0 (same gradients).
+    Kl,
 }
 
 /// The optimizer.
@@ -96,6 +119,13 @@ pub struct LearnerConfig {
     pub epochs: f64,
     /// Gradient-norm clip; 0 turns it off.
     pub grad_clip: f64,
+    /// `cross_entropy` or `kl`.
+    pub policy_loss: PolicyLoss,
+    /// Weight of the auxiliary opponent-reply loss (KataGo: 0.15); needs model.reply_head.
+    pub reply_weight: f64,
+    /// Go through the older samples first within each generation's steps (AlphaPush's
+    /// curriculum).
+    pub curriculum: bool,
 }
 
 impl Default for LearnerConfig {
@@ -110,6 +140,9 @@ impl Default for LearnerConfig {
             batch_size: 256,
             epochs: 2.0,
             grad_clip: 0.0,
+            policy_loss: PolicyLoss::CrossEntropy,
+            reply_weight: 0.15,
+            curriculum: false,
         }
     }
 }

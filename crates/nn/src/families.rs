@@ -7,11 +7,22 @@ use tch::Tensor;
 
 use crate::config::{Family, ModelConfig};
 
-/// A policy/value network: observations `[B, C, H, W]` to policy logits `[B, A]` and
-/// values `[B]` in `[-1, 1]`.
+/// What a network computes for a batch.
+#[derive(Debug)]
+pub struct Outputs {
+    /// Policy logits `[B, A]` over the whole action space.
+    pub policy: Tensor,
+    /// Values `[B]` in `[-1, 1]`, from the mover's view.
+    pub value: Tensor,
+    /// The opponent's reply logits `[B, A]`, when the model has that head.
+    pub reply: Option<Tensor>,
+}
+
+/// A policy/value network: observations `[B, C, H, W]` to [`Outputs`].
 pub trait PolicyValueNet: Send {
-    /// The forward pass; `train` switches batch norm to batch statistics.
-    fn forward_t(&self, obs: &Tensor, train: bool) -> (Tensor, Tensor);
+    /// The forward pass; `train` switches batch norm to batch statistics and turns dropout
+    /// on.
+    fn forward_t(&self, obs: &Tensor, train: bool) -> Outputs;
 }
 
 /// Builds the family named in `config` under `path`.
@@ -34,6 +45,8 @@ pub struct Mlp {
     policy: nn::Linear,
     value_hidden: nn::Linear,
     value: nn::Linear,
+    reply: Option<nn::Linear>,
+    dropout: f64,
 }
 
 impl Mlp {
@@ -76,16 +89,29 @@ impl Mlp {
                 1,
                 Default::default(),
             ),
+            reply: config.reply_head.then(|| {
+                nn::linear(
+                    &heads / "reply",
+                    config.hidden as i64,
+                    num_actions as i64,
+                    Default::default(),
+                )
+            }),
+            dropout: config.dropout,
         }
     }
 }
 
 impl PolicyValueNet for Mlp {
-    fn forward_t(&self, obs: &Tensor, train: bool) -> (Tensor, Tensor) {
+    fn forward_t(&self, obs: &Tensor, train: bool) -> Outputs {
         let mut x = obs.flatten(1, -1);
         for (fc, bn) in &self.layers {
             x = x.apply(fc).apply_t(bn, train).relu();
         }
+        if self.dropout > 0.0 {
+            x = x.dropout(self.dropout, train);
+        }
+        let reply = self.reply.as_ref().map(|head| x.apply(head));
         let policy = x.apply(&self.policy);
         let value = x
             .apply(&self.value_hidden)
@@ -93,7 +119,11 @@ impl PolicyValueNet for Mlp {
             .apply(&self.value)
             .tanh()
             .squeeze_dim(-1);
-        (policy, value)
+        Outputs {
+            policy,
+            value,
+            reply,
+        }
     }
 }
 
@@ -148,6 +178,8 @@ pub struct ResNet {
     value_bn: nn::BatchNorm,
     value_fc1: nn::Linear,
     value_fc2: nn::Linear,
+    reply: Option<(nn::Conv2D, nn::BatchNorm, nn::Linear)>,
+    dropout: f64,
 }
 
 impl ResNet {
@@ -190,16 +222,39 @@ impl ResNet {
                 1,
                 Default::default(),
             ),
+            reply: config.reply_head.then(|| {
+                (
+                    conv(&heads / "reply_conv", c, 2, 1),
+                    nn::batch_norm2d(&heads / "reply_bn", 2, Default::default()),
+                    nn::linear(
+                        &heads / "reply_fc",
+                        2 * cells,
+                        num_actions as i64,
+                        Default::default(),
+                    ),
+                )
+            }),
+            dropout: config.dropout,
         }
     }
 }
 
 impl PolicyValueNet for ResNet {
-    fn forward_t(&self, obs: &Tensor, train: bool) -> (Tensor, Tensor) {
+    fn forward_t(&self, obs: &Tensor, train: bool) -> Outputs {
         let mut x = obs.apply(&self.stem).apply_t(&self.stem_bn, train).relu();
         for block in &self.blocks {
             x = x.apply_t(block, train);
         }
+        if self.dropout > 0.0 {
+            x = x.dropout(self.dropout, train);
+        }
+        let reply = self.reply.as_ref().map(|(conv, bn, fc)| {
+            x.apply(conv)
+                .apply_t(bn, train)
+                .relu()
+                .flatten(1, -1)
+                .apply(fc)
+        });
         let policy = x
             .apply(&self.policy_conv)
             .apply_t(&self.policy_bn, train)
@@ -216,6 +271,10 @@ impl PolicyValueNet for ResNet {
             .apply(&self.value_fc2)
             .tanh()
             .squeeze_dim(-1);
-        (policy, value)
+        Outputs {
+            policy,
+            value,
+            reply,
+        }
     }
 }

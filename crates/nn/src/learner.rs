@@ -3,7 +3,7 @@
 use serde::Serialize;
 use tch::{nn, nn::OptimizerConfig, Kind, Tensor};
 
-use crate::config::{LearnerConfig, OptimizerKind};
+use crate::config::{LearnerConfig, OptimizerKind, PolicyLoss};
 use crate::error::NnError;
 use crate::model::Model;
 
@@ -18,6 +18,11 @@ pub struct Batch {
     pub value: Vec<f32>,
     /// Legal-action masks `[B, num_actions]`, 1 legal and 0 not.
     pub mask: Vec<f32>,
+    /// Opponent-reply targets `[B, num_actions]` for the auxiliary head (zero rows where
+    /// there is none).
+    pub reply: Vec<f32>,
+    /// `[B]`: 1 where the sample has a reply target.
+    pub has_reply: Vec<f32>,
     /// How many positions.
     pub size: usize,
 }
@@ -35,8 +40,10 @@ pub struct Losses {
     pub total: f64,
     /// Entropy of the network's (masked) policy: how sure it is.
     pub policy_entropy: f64,
-    /// Entropy of the targets: the floor of the policy loss.
+    /// Entropy of the targets: the floor of the cross-entropy.
     pub target_entropy: f64,
+    /// Cross-entropy of the auxiliary opponent-reply head (0 without it).
+    pub reply: f64,
 }
 
 /// A model and its optimizer.
@@ -101,13 +108,35 @@ impl Learner {
 
         self.optimizer
             .set_lr(self.config.learning_rate_at(self.step));
-        let (logits, value) = self.model.forward_t(&obs, true);
+        let outputs = self.model.forward_t(&obs, true);
+        let (logits, value) = (outputs.policy, outputs.value);
         // Illegal actions get a logit of -1e9 so neither the loss nor the entropy sees them.
         let masked = logits + (&mask - 1.0) * 1e9;
         let log_probs = masked.log_softmax(-1, Kind::Float);
-        let policy_loss = -(&target_policy * &log_probs)
+        let target_entropy = -(&target_policy * (&target_policy + 1e-12).log())
             .sum_dim_intlist(-1, false, Kind::Float)
             .mean(Kind::Float);
+        let cross_entropy = -(&target_policy * &log_probs)
+            .sum_dim_intlist(-1, false, Kind::Float)
+            .mean(Kind::Float);
+        let policy_loss = match self.config.policy_loss {
+            PolicyLoss::CrossEntropy => cross_entropy,
+            // The target's entropy is a constant: KL reads 0 at a perfect fit, same gradients.
+            PolicyLoss::Kl => cross_entropy - target_entropy.detach(),
+        };
+        let reply_loss = match (&outputs.reply, batch.reply.is_empty()) {
+            (Some(reply_logits), false) => {
+                let target = Tensor::from_slice(&batch.reply)
+                    .view([b, -1])
+                    .to_device(device);
+                let has = Tensor::from_slice(&batch.has_reply).to_device(device);
+                let log_reply = reply_logits.log_softmax(-1, Kind::Float);
+                let per_sample =
+                    -(&target * log_reply).sum_dim_intlist(-1, false, Kind::Float) * &has;
+                per_sample.sum(Kind::Float) / has.sum(Kind::Float).clamp_min(1.0)
+            }
+            _ => Tensor::from(0.0f32).to_device(device),
+        };
         let value_loss = (&value - &target_value).square().mean(Kind::Float);
         let l2 = self
             .model
@@ -117,7 +146,10 @@ impl Learner {
             .map(|w| w.square().sum(Kind::Float))
             .fold(Tensor::from(0.0f32).to_device(device), |acc, x| acc + x)
             * self.config.l2;
-        let total = &policy_loss + &value_loss * self.config.value_weight + &l2;
+        let total = &policy_loss
+            + &value_loss * self.config.value_weight
+            + &l2
+            + &reply_loss * self.config.reply_weight;
         if self.config.grad_clip > 0.0 {
             self.optimizer
                 .backward_step_clip_norm(&total, self.config.grad_clip);
@@ -131,9 +163,6 @@ impl Learner {
         let entropy = -(&probs * &log_probs * &mask)
             .sum_dim_intlist(-1, false, Kind::Float)
             .mean(Kind::Float);
-        let target_entropy = -(&target_policy * (&target_policy + 1e-12).log())
-            .sum_dim_intlist(-1, false, Kind::Float)
-            .mean(Kind::Float);
         Losses {
             policy: policy_loss.double_value(&[]),
             value: value_loss.double_value(&[]),
@@ -141,6 +170,7 @@ impl Learner {
             total: total.double_value(&[]),
             policy_entropy: entropy.double_value(&[]),
             target_entropy: target_entropy.double_value(&[]),
+            reply: reply_loss.double_value(&[]),
         }
     }
 }

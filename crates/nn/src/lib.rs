@@ -23,10 +23,10 @@ mod families;
 mod learner;
 mod model;
 
-pub use config::{Family, LearnerConfig, ModelConfig, OptimizerKind};
+pub use config::{Family, LearnerConfig, ModelConfig, OptimizerKind, PolicyLoss};
 pub use error::NnError;
 pub use evaluator::NetEvaluator;
-pub use families::PolicyValueNet;
+pub use families::{Outputs, PolicyValueNet};
 pub use learner::{Batch, Learner, Losses};
 pub use model::{checkpoint_base, parse_device, with_extension, CheckpointMeta, Model};
 /// Where tensors live (re-exported so other crates need not name tch).

@@ -8,7 +8,7 @@ use tch::{nn, Device, Kind, Tensor};
 
 use crate::config::ModelConfig;
 use crate::error::NnError;
-use crate::families::{self, PolicyValueNet};
+use crate::families::{self, Outputs, PolicyValueNet};
 
 /// What a checkpoint's JSON sidecar records beside the weights.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -103,9 +103,9 @@ impl Model {
         &self.vs
     }
 
-    /// The forward pass: observations `[B, obs_len]` (flat) to logits `[B, A]` and values
-    /// `[B]`.
-    pub fn forward_t(&self, obs: &Tensor, train: bool) -> (Tensor, Tensor) {
+    /// The forward pass: observations `[B, obs_len]` (flat) to logits `[B, A]`, values
+    /// `[B]` and, with the reply head, reply logits `[B, A]`.
+    pub fn forward_t(&self, obs: &Tensor, train: bool) -> Outputs {
         let [c, h, w] = self.meta.obs_shape;
         let obs = obs.view([-1, c as i64, h as i64, w as i64]);
         self.net.forward_t(&obs, train)
@@ -115,7 +115,7 @@ impl Model {
     pub fn predict(&self, obs: &[f32], batch: usize, logits: &mut [f32], values: &mut [f32]) {
         let _guard = tch::no_grad_guard();
         let input = Tensor::from_slice(obs).to_device(self.device());
-        let (policy, value) = self.forward_t(&input.view([batch as i64, -1]), false);
+        let Outputs { policy, value, .. } = self.forward_t(&input.view([batch as i64, -1]), false);
         let policy = policy.to_device(Device::Cpu).to_kind(Kind::Float);
         let value = value.to_device(Device::Cpu).to_kind(Kind::Float);
         policy.copy_data(logits, batch * self.meta.num_actions);

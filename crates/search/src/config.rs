@@ -12,6 +12,16 @@ pub enum Fpu {
     Absolute(f32),
 }
 
+/// How the move to play is picked from a finished search when no temperature applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FinalChoice {
+    /// The most visited move (AlphaZero).
+    Visits,
+    /// The highest `Q + ln(visits)` among the visited moves (CGZero).
+    ValuePlusLogVisits,
+}
+
 /// How the root (and the tree below it) chooses where simulations go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -55,6 +65,12 @@ pub struct SearchConfig {
     pub gumbel_c_visit: f32,
     /// Gumbel: `c_scale` of sigma, with q rescaled to [0, 1] (mctx: 0.1).
     pub gumbel_c_scale: f32,
+    /// How the greedy move is picked: `visits` or `value_plus_log_visits`.
+    pub final_choice: FinalChoice,
+    /// KataGo's forced playouts at a noised root: a child with fewer than
+    /// `sqrt(k * P * N)` visits is searched next; self-play then prunes those visits from
+    /// the target. 0 turns them off (KataGo: k = 2).
+    pub forced_playouts_k: f32,
 }
 
 impl Default for SearchConfig {
@@ -73,6 +89,8 @@ impl Default for SearchConfig {
             gumbel_scale: 1.0,
             gumbel_c_visit: 50.0,
             gumbel_c_scale: 0.1,
+            final_choice: FinalChoice::Visits,
+            forced_playouts_k: 0.0,
         }
     }
 }

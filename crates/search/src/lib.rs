@@ -35,9 +35,11 @@ mod solver;
 mod testutil;
 mod tree;
 
-pub use config::{Algorithm, Fpu, SearchConfig};
+pub use config::{Algorithm, FinalChoice, Fpu, SearchConfig};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use gumbel::considered_visit_sequence;
 pub use result::{value_for_first, SearchResult};
-pub use simulate::{add_dirichlet_noise, run_simulations, search_one, EvalCache, Scratch};
+pub use simulate::{
+    add_dirichlet_noise, run_simulations, search_one, simulate_step, EvalCache, Scratch,
+};
 pub use tree::{Bound, Node, NodeId, Tree};

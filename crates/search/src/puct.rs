@@ -7,6 +7,26 @@ use crate::simulate::fpu_value;
 use crate::tree::{Bound, NodeId, Tree};
 use zerosum_games::Game;
 
+/// KataGo's forced playouts: among root children already visited, the one furthest below
+/// `sqrt(k * P * N)` visits, if any (never a proven loss).
+fn forced_child<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> Option<NodeId> {
+    let root = tree.root();
+    let total: u32 = root.children().map(|c| tree.node(c).visits).sum();
+    root.children()
+        .filter(|&c| {
+            let n = tree.node(c);
+            !(config.solver && n.bound.seen_by(n.player, root.player) == Bound::Loss)
+        })
+        .map(|c| {
+            let n = tree.node(c);
+            let forced = (config.forced_playouts_k * n.prior * total as f32).sqrt();
+            (c, forced - n.visits as f32)
+        })
+        .filter(|&(c, deficit)| deficit > 0.0 && tree.node(c).visits > 0)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(c, _)| c)
+}
+
 /// The child of `parent` that PUCT picks. With the solver on, a proven win for the
 /// parent's mover is taken at once and proven losses are avoided while anything else is
 /// left.
@@ -16,6 +36,11 @@ pub(crate) fn select_child<G: Game>(
     config: &SearchConfig,
 ) -> NodeId {
     let p = tree.node(parent);
+    if parent == NodeId::ROOT && tree.root_noise && config.forced_playouts_k > 0.0 {
+        if let Some(forced) = forced_child(tree, config) {
+            return forced;
+        }
+    }
     let sqrt_n = (p.visits.max(1) as f32).sqrt();
     let parent_value = p.mean_value();
     let fpu = fpu_value(config.fpu, parent_value);

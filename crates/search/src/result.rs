@@ -4,6 +4,7 @@
 use rand::Rng;
 use zerosum_games::{value_for, Action, Game};
 
+use crate::config::{FinalChoice, SearchConfig};
 use crate::tree::{Bound, NodeId, Tree};
 
 /// The summary of a search at its root.
@@ -61,6 +62,17 @@ impl<G: Game> Tree<G> {
     /// probability proportional to `visits^(1/temperature)`. With the Gumbel root, the
     /// action Sequential Halving left standing, whatever the temperature.
     pub fn choose_action(&self, temperature: f32, rng: &mut impl Rng) -> Option<Action> {
+        self.choose_action_by(FinalChoice::Visits, temperature, rng)
+    }
+
+    /// [`Tree::choose_action`] with the rule for the greedy choice: the most visited move,
+    /// or (CGZero) the highest `Q + ln(visits)` among the visited moves.
+    pub fn choose_action_by(
+        &self,
+        rule: FinalChoice,
+        temperature: f32,
+        rng: &mut impl Rng,
+    ) -> Option<Action> {
         if let Some(action) = crate::gumbel::final_action(self) {
             // Sequential Halving's survivor; the Gumbel draws already explore.
             return Some(action);
@@ -96,6 +108,23 @@ impl<G: Game> Tree<G> {
             let q = self.child_value_for_parent(NodeId::ROOT, c).unwrap_or(-2.0);
             (n.visits, q, n.prior)
         };
+        if (temperature <= 0.0 || candidates.len() == 1) && rule == FinalChoice::ValuePlusLogVisits
+        {
+            let score = |c: NodeId| {
+                let n = self.node(c);
+                let q = self.child_value_for_parent(NodeId::ROOT, c).unwrap_or(-2.0);
+                if n.visits == 0 {
+                    f32::NEG_INFINITY
+                } else {
+                    q + (n.visits as f32).ln()
+                }
+            };
+            let best = candidates
+                .iter()
+                .copied()
+                .max_by(|&a, &b| score(a).total_cmp(&score(b)))?;
+            return Some(self.node(best).action);
+        }
         if temperature <= 0.0 || candidates.len() == 1 {
             let best = candidates.iter().copied().max_by(|&a, &b| {
                 key(a)
@@ -131,6 +160,47 @@ impl<G: Game> Tree<G> {
             draw -= w;
         }
         Some(self.node(*candidates.last().expect("non-empty")).action)
+    }
+
+    /// KataGo's policy target pruning: the visits that forced playouts gave to moves PUCT
+    /// would not have chosen are taken back before the visits become the training target.
+    /// Each child but the most visited loses up to `sqrt(k * P * N)` visits, as long as its
+    /// PUCT score stays below the best child's; a child left with one visit or none drops
+    /// out. `(action, probability)` over the legal actions.
+    pub fn pruned_policy_target(&self, config: &SearchConfig) -> Vec<(Action, f32)> {
+        let root = self.root();
+        let children: Vec<NodeId> = root.children().collect();
+        let total: u32 = children.iter().map(|&c| self.node(c).visits).sum();
+        let Some(&best) = children.iter().max_by_key(|&&c| self.node(c).visits) else {
+            return Vec::new();
+        };
+        let sqrt_total = (total.max(1) as f32).sqrt();
+        let puct = |c: NodeId, visits: f32| {
+            let q = self.child_value_for_parent(NodeId::ROOT, c).unwrap_or(-1.0);
+            q + config.c_puct * self.node(c).prior * sqrt_total / (1.0 + visits)
+        };
+        let best_score = puct(best, self.node(best).visits as f32);
+        let pruned: Vec<(Action, f32)> = children
+            .iter()
+            .map(|&c| {
+                let n = self.node(c);
+                if c == best || n.visits == 0 {
+                    return (n.action, n.visits as f32);
+                }
+                let forced = (config.forced_playouts_k * n.prior * total as f32).sqrt();
+                let floor = (n.visits as f32 - forced).max(0.0).ceil() as u32;
+                let mut visits = n.visits;
+                while visits > floor && puct(c, (visits - 1) as f32) < best_score {
+                    visits -= 1;
+                }
+                (n.action, if visits <= 1 { 0.0 } else { visits as f32 })
+            })
+            .collect();
+        let sum: f32 = pruned.iter().map(|p| p.1).sum();
+        pruned
+            .into_iter()
+            .map(|(a, v)| (a, v / sum.max(1e-9)))
+            .collect()
     }
 
     /// Q of each root child from the root mover's view, `(action, q)`, for visited or
@@ -335,5 +405,67 @@ mod tests {
         tree.add_root_noise(0.3, 0.0, &mut rng);
         let after: Vec<f32> = tree.root().children().map(|c| tree.node(c).prior).collect();
         assert_eq!(after, before);
+    }
+}
+
+#[cfg(test)]
+mod katago_and_cgzero_tests {
+    use rand::{rngs::SmallRng, SeedableRng};
+    use zerosum_games::Player;
+
+    use crate::config::{FinalChoice, SearchConfig};
+    use crate::testutil::{star, Child};
+
+    #[test]
+    fn forced_playouts_are_pruned_from_the_target() {
+        // The best child has 60 visits at Q +0.5; a low-prior child got 10 visits at Q -0.2,
+        // which PUCT would not have given it; a third, good child earned its 30.
+        let second = Player::SECOND;
+        let tree = star(&[
+            Child::visited(second, 60, -0.5).with_prior(0.5),
+            Child::visited(second, 10, 0.2).with_prior(0.05),
+            Child::visited(second, 30, -0.45).with_prior(0.45),
+        ]);
+        let config = SearchConfig {
+            forced_playouts_k: 2.0,
+            ..SearchConfig::default()
+        };
+        let plain = tree.result().policy_target;
+        let pruned = tree.pruned_policy_target(&config);
+        assert!((pruned.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-6);
+        // sqrt(2 * 0.05 * 100) = 3.2: at most 4 visits are taken back from the weak child.
+        let weak = pruned[1].1 * 100.0 / (pruned.iter().map(|p| p.1).sum::<f32>());
+        assert!(pruned[1].1 < plain[1].1, "{pruned:?} vs {plain:?}");
+        assert!(
+            weak > 0.0,
+            "a child with several visits left stays in the target"
+        );
+        assert!(pruned[0].1 > plain[0].1, "the best child's share grows");
+        // A child with a single visit drops out entirely.
+        let tree = star(&[
+            Child::visited(second, 50, -0.5).with_prior(0.9),
+            Child::visited(second, 1, 0.9).with_prior(0.1),
+        ]);
+        assert_eq!(tree.pruned_policy_target(&config)[1].1, 0.0);
+    }
+
+    #[test]
+    fn value_plus_log_visits_can_overrule_the_most_visited() {
+        let second = Player::SECOND;
+        // 40 visits at Q 0.0 against 30 visits at Q +0.6 for the root's mover.
+        let tree = star(&[
+            Child::visited(second, 40, 0.0),
+            Child::visited(second, 30, -0.6),
+        ]);
+        let mut rng = SmallRng::seed_from_u64(1);
+        assert_eq!(
+            tree.choose_action_by(FinalChoice::Visits, 0.0, &mut rng),
+            Some(0)
+        );
+        // ln 40 + 0 = 3.69 < ln 30 + 0.6 = 4.0
+        assert_eq!(
+            tree.choose_action_by(FinalChoice::ValuePlusLogVisits, 0.0, &mut rng),
+            Some(1)
+        );
     }
 }

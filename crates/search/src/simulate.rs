@@ -223,62 +223,79 @@ pub fn run_simulations<G: Game, E: Evaluator<G> + ?Sized>(
     scratch: &mut Scratch<G>,
     rng: &mut impl Rng,
 ) {
+    let budgets = vec![num_simulations; trees.len()];
+    for _ in 0..num_simulations {
+        simulate_step(trees, &budgets, evaluator, config, cache, scratch, rng);
+    }
+}
+
+/// One lockstep step: one simulation in every tree whose `budgets[i]` is non-zero (the
+/// tree's budget for its current move, which the Gumbel root plans with), with one
+/// evaluator call for all leaves that need it. Trees with budget 0 sit the step out, so
+/// games searching with different budgets (playout cap randomization) share batches.
+pub fn simulate_step<G: Game, E: Evaluator<G> + ?Sized>(
+    trees: &mut [Tree<G>],
+    budgets: &[usize],
+    evaluator: &mut E,
+    config: &SearchConfig,
+    cache: &mut EvalCache,
+    scratch: &mut Scratch<G>,
+    rng: &mut impl Rng,
+) {
     let Some(first) = trees.first() else { return };
     let num_actions = first.root_position().num_actions();
     let use_cache = evaluator.is_deterministic();
-    for _ in 0..num_simulations {
-        scratch.positions.clear();
-        scratch.pending.clear();
-        for (index, tree) in trees.iter_mut().enumerate() {
-            if tree.root_position().is_terminal() {
-                continue;
-            }
-            if config.algorithm == Algorithm::Gumbel
-                && tree.gumbel.is_none()
-                && tree.root().num_children > 0
-            {
-                crate::gumbel::init_root(tree, config, num_simulations, rng);
-            }
-            let leaf = select(tree, config);
-            let id = *leaf.path.last().expect("non-empty path");
-            if let Some(outcome) = leaf.position.outcome() {
-                let player = tree.node(id).player;
-                let value = outcome.value_for(player);
-                let node = tree.node_mut(id);
-                node.expanded = true;
-                node.bound = Bound::of_value(value);
-                backup(tree, &leaf.path, value, player, config);
-            } else if let Some(value) = tree.node(id).bound.value().filter(|_| config.solver) {
-                let player = tree.node(id).player;
-                backup(tree, &leaf.path, value, player, config);
-            } else if let Some((priors, value)) = use_cache
-                .then(|| cache.get(Game::hash(&leaf.position)))
-                .flatten()
-            {
-                expand(tree, &leaf.path, priors, value, config, rng);
-            } else {
-                scratch.positions.push(leaf.position);
-                scratch.pending.push((index, leaf.path));
-            }
-        }
-        let batch = scratch.positions.len();
-        if batch == 0 {
+    scratch.positions.clear();
+    scratch.pending.clear();
+    for (index, tree) in trees.iter_mut().enumerate() {
+        if budgets[index] == 0 || tree.root_position().is_terminal() {
             continue;
         }
-        scratch.logits.resize(batch * num_actions, 0.0);
-        scratch.values.resize(batch, 0.0);
-        evaluator.evaluate(&scratch.positions, &mut scratch.logits, &mut scratch.values);
-        for (b, (index, path)) in scratch.pending.drain(..).enumerate() {
-            let position = &scratch.positions[b];
-            position.legal_actions(&mut scratch.legal);
-            let logits = &scratch.logits[b * num_actions..(b + 1) * num_actions];
-            let priors = legal_priors(logits, &scratch.legal);
-            let value = scratch.values[b].clamp(-1.0, 1.0);
-            if use_cache {
-                cache.insert(Game::hash(position), &priors, value);
-            }
-            expand(&mut trees[index], &path, priors, value, config, rng);
+        if config.algorithm == Algorithm::Gumbel
+            && tree.gumbel.is_none()
+            && tree.root().num_children > 0
+        {
+            crate::gumbel::init_root(tree, config, budgets[index], rng);
         }
+        let leaf = select(tree, config);
+        let id = *leaf.path.last().expect("non-empty path");
+        if let Some(outcome) = leaf.position.outcome() {
+            let player = tree.node(id).player;
+            let value = outcome.value_for(player);
+            let node = tree.node_mut(id);
+            node.expanded = true;
+            node.bound = Bound::of_value(value);
+            backup(tree, &leaf.path, value, player, config);
+        } else if let Some(value) = tree.node(id).bound.value().filter(|_| config.solver) {
+            let player = tree.node(id).player;
+            backup(tree, &leaf.path, value, player, config);
+        } else if let Some((priors, value)) = use_cache
+            .then(|| cache.get(Game::hash(&leaf.position)))
+            .flatten()
+        {
+            expand(tree, &leaf.path, priors, value, config, rng);
+        } else {
+            scratch.positions.push(leaf.position);
+            scratch.pending.push((index, leaf.path));
+        }
+    }
+    let batch = scratch.positions.len();
+    if batch == 0 {
+        return;
+    }
+    scratch.logits.resize(batch * num_actions, 0.0);
+    scratch.values.resize(batch, 0.0);
+    evaluator.evaluate(&scratch.positions, &mut scratch.logits, &mut scratch.values);
+    for (b, (index, path)) in scratch.pending.drain(..).enumerate() {
+        let position = &scratch.positions[b];
+        position.legal_actions(&mut scratch.legal);
+        let logits = &scratch.logits[b * num_actions..(b + 1) * num_actions];
+        let priors = legal_priors(logits, &scratch.legal);
+        let value = scratch.values[b].clamp(-1.0, 1.0);
+        if use_cache {
+            cache.insert(Game::hash(position), &priors, value);
+        }
+        expand(&mut trees[index], &path, priors, value, config, rng);
     }
 }
 

@@ -209,3 +209,39 @@ fn rollout_results_are_never_cached() {
         "the cache was consulted for rollouts"
     );
 }
+
+/// Forced playouts: at a noised root every visited child reaches sqrt(k * P * N) visits.
+#[test]
+fn forced_playouts_give_every_visited_root_child_its_share() {
+    use rand::{rngs::SmallRng, SeedableRng};
+    use zerosum_games::tic_tac_toe::TicTacToe;
+    use zerosum_search::{search_one, EvalCache, SearchConfig, Tree, UniformEvaluator};
+    let config = SearchConfig {
+        forced_playouts_k: 2.0,
+        solver: false,
+        ..SearchConfig::default()
+    };
+    let mut tree = Tree::new(TicTacToe::new());
+    tree.root_noise = true;
+    let mut rng = SmallRng::seed_from_u64(4);
+    search_one(
+        &mut tree,
+        &mut UniformEvaluator,
+        &config,
+        400,
+        &mut EvalCache::new(0),
+        &mut rng,
+    );
+    let total: u32 = tree.result().visits.iter().map(|v| v.1).sum();
+    for id in tree.root().children() {
+        let child = tree.node(id);
+        let forced = (2.0 * child.prior * total as f32).sqrt();
+        if child.visits > 0 {
+            assert!(
+                child.visits as f32 + 1.0 >= forced,
+                "{} visits, forced {forced}",
+                child.visits
+            );
+        }
+    }
+}

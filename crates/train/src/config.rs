@@ -27,6 +27,15 @@ pub struct SelfPlayConfig {
     pub temperature_plies: usize,
     /// Add Dirichlet noise to the root priors (AlphaZero: yes).
     pub root_noise: bool,
+    /// Plies at the start of each game played uniformly at random and not recorded
+    /// (CGZero), for opening variety.
+    pub random_opening_plies: usize,
+    /// Playout cap randomization (KataGo): the share of moves searched with
+    /// `search.num_simulations` and recorded; the rest get `fast_simulations`, no noise,
+    /// and are not training samples. 1 turns it off.
+    pub playout_cap_fraction: f64,
+    /// Simulations of the fast, unrecorded moves (KataGo: 100 against 600).
+    pub fast_simulations: usize,
 }
 
 impl Default for SelfPlayConfig {
@@ -38,6 +47,9 @@ impl Default for SelfPlayConfig {
             temperature: 1.0,
             temperature_plies: 8,
             root_noise: true,
+            random_opening_plies: 0,
+            playout_cap_fraction: 1.0,
+            fast_simulations: 32,
         }
     }
 }
@@ -52,6 +64,14 @@ pub struct ReplayConfig {
     pub min_generations: usize,
     /// Train on a random board symmetry of each sample.
     pub symmetries: bool,
+    /// Merge identical positions in the window, averaging their targets (CGZero).
+    pub merge_duplicates: bool,
+    /// Sampling weight of a generation relative to the next newer one (1 = uniform over
+    /// the window; 0.8 weighs each older generation down by a fifth).
+    pub generation_decay: f64,
+    /// The value target is `k * q + (1 - k) * z`, k rising linearly over the game from 0
+    /// to this (CGZero; AlphaPush's note on noisy value targets). 0 = the result z alone.
+    pub value_q_mix: f64,
 }
 
 impl Default for ReplayConfig {
@@ -60,6 +80,9 @@ impl Default for ReplayConfig {
             window_positions: 50_000,
             min_generations: 1,
             symmetries: true,
+            merge_duplicates: false,
+            generation_decay: 1.0,
+            value_q_mix: 0.0,
         }
     }
 }
@@ -122,6 +145,8 @@ pub struct RunConfig {
     pub learner: LearnerConfig,
     /// Evaluation during training.
     pub arena: ArenaConfig,
+    /// Whether new networks must beat the best before they generate games.
+    pub gating: crate::gating::GatingConfig,
 }
 
 impl Default for RunConfig {
@@ -140,6 +165,7 @@ impl Default for RunConfig {
             replay: ReplayConfig::default(),
             learner: LearnerConfig::default(),
             arena: ArenaConfig::default(),
+            gating: crate::gating::GatingConfig::default(),
         }
     }
 }
@@ -175,8 +201,28 @@ impl RunConfig {
                 "self_play.games_per_generation and batch_games must be at least 1".to_string(),
             );
         }
+        if !(0.0..=1.0).contains(&self.self_play.playout_cap_fraction)
+            || self.self_play.playout_cap_fraction == 0.0
+        {
+            errors.push(format!(
+                "self_play.playout_cap_fraction must be within (0, 1], got {}",
+                self.self_play.playout_cap_fraction
+            ));
+        }
         if self.self_play.threads == 0 {
             errors.push("self_play.threads must be at least 1".to_string());
+        }
+        if !(self.replay.generation_decay > 0.0 && self.replay.generation_decay <= 1.0) {
+            errors.push(format!(
+                "replay.generation_decay must be within (0, 1], got {}",
+                self.replay.generation_decay
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.replay.value_q_mix) {
+            errors.push(format!(
+                "replay.value_q_mix must be within [0, 1], got {}",
+                self.replay.value_q_mix
+            ));
         }
         if self.replay.window_positions == 0 {
             errors.push("replay.window_positions must be at least 1".to_string());

@@ -49,6 +49,14 @@ pub enum TrainError {
         /// What was wrong.
         reason: String,
     },
+    /// A ladder player that no chain of games links to the anchor.
+    #[error("player {player} cannot be rated: no chain of games links it to {anchor}")]
+    Unrated {
+        /// The player's name.
+        player: String,
+        /// The anchor's name.
+        anchor: String,
+    },
     /// A player failed to produce a move (a human closed the input, say).
     #[error("player {player} stopped: {reason}")]
     PlayerStopped {

@@ -8,7 +8,10 @@
 //! - [`Agent`] is one player interface for the arena, `play` and the protocols; players are
 //!   named by [`PlayerSpec`] (`checkpoint:PATH`, `mcts:N`, `random`, `perfect`, `human`).
 //! - [`play_match`] alternates colours and reports a [`MatchReport`] with a 95% interval
-//!   and the Elo difference.
+//!   and the Elo difference; [`run_ladder`] rates a run's checkpoints against fixed
+//!   anchors on one Elo scale (Bradley-Terry, `random` = 0).
+//! - [`RunHistory`] reads a run's metrics back for reports; [`playback`] reads game record
+//!   files and steps through a game.
 //!
 //! ```
 //! use zerosum_train::{arena::play_match, players::{PerfectAgent, RandomAgent}};
@@ -23,8 +26,12 @@
 pub mod arena;
 pub mod config;
 pub mod error;
+pub mod gating;
+pub mod history;
+pub mod ladder;
 pub mod metrics;
 pub mod perfect;
+pub mod playback;
 pub mod players;
 pub mod record;
 pub mod replay;
@@ -35,6 +42,8 @@ pub mod store;
 pub use arena::{play_game, play_match, MatchReport};
 pub use config::{ArenaConfig, ReplayConfig, RunConfig, SelfPlayConfig};
 pub use error::TrainError;
+pub use history::RunHistory;
+pub use ladder::{run_ladder, LadderOptions, LadderReport};
 pub use players::{build_agent, Agent, Choice, MctsAgent, PlayerSpec};
 pub use record::{GameRecord, MoveStats};
 pub use replay::ReplayBuffer;

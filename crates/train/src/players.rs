@@ -220,7 +220,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
             rng,
         );
         let action = tree
-            .choose_action(0.0, rng)
+            .choose_action_by(self.config.final_choice, 0.0, rng)
             .expect("a position that is not finished has moves");
         let result = tree.result();
         Ok(Choice {

@@ -27,9 +27,10 @@ pub struct GameRecord {
     pub result: String,
     /// The result from the first player's view: 1, 0 or -1.
     pub value_first: f32,
-    /// Search statistics per move, where the game was searched (self-play).
+    /// Search statistics per move in self-play: `null` for moves that are not training
+    /// samples (random opening plies, fast searches under playout cap randomization).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stats: Vec<MoveStats>,
+    pub stats: Vec<Option<MoveStats>>,
 }
 
 impl GameRecord {
@@ -38,7 +39,7 @@ impl GameRecord {
         initial: &G,
         players: [String; 2],
         actions: Vec<Action>,
-        stats: Vec<MoveStats>,
+        stats: Vec<Option<MoveStats>>,
     ) -> GameRecord {
         let mut position = initial.clone();
         let mut moves = Vec::with_capacity(actions.len());

@@ -1,83 +1,194 @@
 //! The replay window: training samples from the most recent self-play generations.
+//!
+//! Options from the seeds' recipes live here: the value target mixed from the game result
+//! and the search's value, identical positions merged with their targets averaged
+//! (CGZero), older generations weighted down, and the opponent's reply as an auxiliary
+//! target (KataGo).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use rand::Rng;
-use zerosum_games::{Action, Game, Symmetry};
+use zerosum_games::{value_for, Action, Game, Player, Symmetry};
 use zerosum_nn::Batch;
 
+use crate::config::ReplayConfig;
 use crate::record::GameRecord;
 
 /// One training position.
 #[derive(Clone, Debug)]
 pub struct Sample {
+    /// The position's hash (merging identical positions keys on it).
+    pub key: u64,
     /// The observation `[obs_len]`.
     pub obs: Vec<f32>,
     /// The legal actions.
     pub legal: Vec<Action>,
     /// The search's policy target over the legal actions.
     pub policy: Vec<(Action, f32)>,
-    /// The game's result from the mover's view.
+    /// The value target from the mover's view.
     pub value: f32,
+    /// The opponent's reply target (the next recorded move's policy when the opponent made
+    /// it), for the auxiliary head.
+    pub reply: Option<Vec<(Action, f32)>>,
+    /// How many identical positions were merged into this sample (1 when not merged).
+    pub count: u32,
+    /// The generation it came from (the newest one, when merged).
+    pub generation: u64,
 }
 
-/// Turns a self-play record into samples by replaying it.
-pub fn samples_from_record<G: Game>(initial: &G, record: &GameRecord) -> Vec<Sample> {
+/// Turns a self-play record into samples by replaying it. The value target is
+/// `k * q + (1 - k) * z`, with z the result, q the search's root value, and k rising
+/// linearly over the game from 0 at the first ply to `q_mix` at the last.
+pub fn samples_from_record<G: Game>(
+    initial: &G,
+    record: &GameRecord,
+    q_mix: f64,
+    generation: u64,
+) -> Vec<Sample> {
     let mut position = initial.clone();
-    let mut samples = Vec::with_capacity(record.stats.len());
-    for (&action, stats) in record.actions.iter().zip(&record.stats) {
+    let mut samples: Vec<Sample> = Vec::with_capacity(record.stats.len());
+    let mut movers: Vec<Player> = Vec::with_capacity(record.stats.len());
+    let length = record.actions.len().max(1) as f64;
+    for (ply, (&action, stats)) in record.actions.iter().zip(&record.stats).enumerate() {
+        let Some(stats) = stats else {
+            position.apply(action);
+            continue;
+        };
         let mut obs = vec![0.0; position.obs_len()];
         position.observe(&mut obs);
         let mover = position.to_move();
-        let value =
-            zerosum_games::value_for(record.value_first, zerosum_games::Player::FIRST, mover);
+        let z = value_for(record.value_first, Player::FIRST, mover) as f64;
+        let k = q_mix * ply as f64 / length;
+        let value = (k * stats.value as f64 + (1.0 - k) * z) as f32;
+        if let (Some(previous), Some(&previous_mover)) = (samples.last_mut(), movers.last()) {
+            if previous_mover != mover && previous.reply.is_none() {
+                previous.reply = Some(stats.policy.clone());
+            }
+        }
         samples.push(Sample {
+            key: Game::hash(&position),
             obs,
             legal: position.legal_action_vec(),
             policy: stats.policy.clone(),
             value,
+            reply: None,
+            count: 1,
+            generation,
         });
+        movers.push(mover);
         position.apply(action);
     }
     samples
 }
 
-/// Samples grouped by generation, oldest first, trimmed to a window.
+/// Merges identical positions (same hash): targets averaged, counts added.
+pub fn merge_duplicates(samples: impl IntoIterator<Item = Sample>) -> Vec<Sample> {
+    let mut index: HashMap<u64, usize> = HashMap::new();
+    let mut merged: Vec<(Sample, HashMap<Action, f32>)> = Vec::new();
+    for sample in samples {
+        match index.get(&sample.key) {
+            Some(&i) => {
+                let (into, policy) = &mut merged[i];
+                let n = into.count as f32;
+                let m = sample.count as f32;
+                into.value = (into.value * n + sample.value * m) / (n + m);
+                for (a, p) in &sample.policy {
+                    *policy.entry(*a).or_insert(0.0) += p * m;
+                }
+                if into.reply.is_none() {
+                    into.reply = sample.reply;
+                }
+                into.count += sample.count;
+                into.generation = into.generation.max(sample.generation);
+            }
+            None => {
+                index.insert(sample.key, merged.len());
+                let m = sample.count as f32;
+                let policy = sample.policy.iter().map(|&(a, p)| (a, p * m)).collect();
+                merged.push((sample, policy));
+            }
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(mut sample, sums)| {
+            let total = sample.count as f32;
+            for (a, p) in &mut sample.policy {
+                *p = sums.get(a).copied().unwrap_or(0.0) / total;
+            }
+            sample
+        })
+        .collect()
+}
+
+/// Samples grouped by generation, oldest first, trimmed to a window; the training view
+/// (merged or not, weighted by age) is rebuilt when a generation arrives.
 pub struct ReplayBuffer {
     generations: VecDeque<(u64, Vec<Sample>)>,
-    window: usize,
-    min_generations: usize,
+    config: ReplayConfig,
+    view: Vec<Sample>,
+    /// Cumulative sampling weights over `view`.
+    cumulative: Vec<f64>,
 }
 
 impl ReplayBuffer {
-    /// An empty buffer keeping about `window` positions but never fewer than
-    /// `min_generations` generations.
-    pub fn new(window: usize, min_generations: usize) -> ReplayBuffer {
+    /// An empty buffer.
+    pub fn new(config: &ReplayConfig) -> ReplayBuffer {
         ReplayBuffer {
             generations: VecDeque::new(),
-            window,
-            min_generations: min_generations.max(1),
+            config: config.clone(),
+            view: Vec::new(),
+            cumulative: Vec::new(),
         }
     }
 
     /// Adds a generation's samples and drops the oldest generations that no longer fit.
     pub fn add_generation(&mut self, generation: u64, samples: Vec<Sample>) {
         self.generations.push_back((generation, samples));
-        while self.generations.len() > self.min_generations
-            && self.len() - self.generations[0].1.len() >= self.window
+        let min_generations = self.config.min_generations.max(1);
+        while self.generations.len() > min_generations
+            && self.positions() - self.generations[0].1.len() >= self.config.window_positions
         {
             self.generations.pop_front();
         }
+        self.rebuild_view();
     }
 
-    /// Positions held.
-    pub fn len(&self) -> usize {
+    fn rebuild_view(&mut self) {
+        let all = self.generations.iter().flat_map(|(_, s)| s.iter().cloned());
+        self.view = if self.config.merge_duplicates {
+            merge_duplicates(all)
+        } else {
+            all.collect()
+        };
+        let newest = self.generations.back().map_or(0, |g| g.0);
+        let mut total = 0.0;
+        self.cumulative = self
+            .view
+            .iter()
+            .map(|s| {
+                total += self
+                    .config
+                    .generation_decay
+                    .powi((newest - s.generation) as i32);
+                total
+            })
+            .collect();
+    }
+
+    /// Positions recorded in the window (before merging).
+    pub fn positions(&self) -> usize {
         self.generations.iter().map(|g| g.1.len()).sum()
+    }
+
+    /// Samples in the training view (after merging).
+    pub fn len(&self) -> usize {
+        self.view.len()
     }
 
     /// Whether nothing is held.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.view.is_empty()
     }
 
     /// The generations held, oldest first.
@@ -85,18 +196,74 @@ impl ReplayBuffer {
         self.generations.iter().map(|g| g.0).collect()
     }
 
-    fn get(&self, mut index: usize) -> &Sample {
-        for (_, samples) in &self.generations {
-            if index < samples.len() {
-                return &samples[index];
-            }
-            index -= samples.len();
-        }
-        panic!("sample index within len() by construction")
+    /// The training view.
+    pub fn samples(&self) -> &[Sample] {
+        &self.view
     }
 
-    /// A minibatch of `size` samples drawn uniformly, each seen through a random symmetry
-    /// from `symmetries` (identity only when it holds one).
+    /// `count` sample indices drawn by weight (uniform unless older generations are
+    /// weighted down); with `curriculum`, ordered oldest first so that a learning phase
+    /// goes through the older data before the newer.
+    pub fn draw_indices(&self, count: usize, curriculum: bool, rng: &mut impl Rng) -> Vec<usize> {
+        let total = *self
+            .cumulative
+            .last()
+            .expect("draw from a non-empty buffer");
+        let mut indices: Vec<usize> = (0..count)
+            .map(|_| {
+                let x = rng.random::<f64>() * total;
+                self.cumulative
+                    .partition_point(|&c| c <= x)
+                    .min(self.view.len() - 1)
+            })
+            .collect();
+        if curriculum {
+            indices.sort_by_key(|&i| self.view[i].generation);
+        }
+        indices
+    }
+
+    /// A minibatch of the samples at `indices`, each seen through a random symmetry from
+    /// `symmetries` (identity only when it holds one).
+    pub fn batch(
+        &self,
+        indices: &[usize],
+        num_actions: usize,
+        symmetries: &[Symmetry],
+        rng: &mut impl Rng,
+    ) -> Batch {
+        let size = indices.len();
+        let obs_len = self.view[0].obs.len();
+        let mut batch = Batch {
+            obs: vec![0.0; size * obs_len],
+            policy: vec![0.0; size * num_actions],
+            value: vec![0.0; size],
+            mask: vec![0.0; size * num_actions],
+            reply: vec![0.0; size * num_actions],
+            has_reply: vec![0.0; size],
+            size,
+        };
+        let mut dense = vec![0.0f32; num_actions];
+        for (b, &index) in indices.iter().enumerate() {
+            let sample = &self.view[index];
+            let symmetry = &symmetries[rng.random_range(0..symmetries.len().max(1))];
+            let row = b * num_actions..(b + 1) * num_actions;
+            symmetry.map_obs(&sample.obs, &mut batch.obs[b * obs_len..(b + 1) * obs_len]);
+            scatter(&mut dense, sample.policy.iter().copied());
+            symmetry.map_policy(&dense, &mut batch.policy[row.clone()]);
+            scatter(&mut dense, sample.legal.iter().map(|&a| (a, 1.0)));
+            symmetry.map_policy(&dense, &mut batch.mask[row.clone()]);
+            if let Some(reply) = &sample.reply {
+                scatter(&mut dense, reply.iter().copied());
+                symmetry.map_policy(&dense, &mut batch.reply[row]);
+                batch.has_reply[b] = 1.0;
+            }
+            batch.value[b] = sample.value;
+        }
+        batch
+    }
+
+    /// A minibatch of `size` samples drawn by weight.
     pub fn sample_batch(
         &self,
         size: usize,
@@ -104,37 +271,15 @@ impl ReplayBuffer {
         symmetries: &[Symmetry],
         rng: &mut impl Rng,
     ) -> Batch {
-        let total = self.len();
-        let obs_len = self.get(0).obs.len();
-        let mut batch = Batch {
-            obs: vec![0.0; size * obs_len],
-            policy: vec![0.0; size * num_actions],
-            value: vec![0.0; size],
-            mask: vec![0.0; size * num_actions],
-            size,
-        };
-        let mut policy = vec![0.0f32; num_actions];
-        let mut mask = vec![0.0f32; num_actions];
-        for b in 0..size {
-            let sample = self.get(rng.random_range(0..total));
-            policy.fill(0.0);
-            mask.fill(0.0);
-            for &(a, p) in &sample.policy {
-                policy[a] = p;
-            }
-            for &a in &sample.legal {
-                mask[a] = 1.0;
-            }
-            let obs_out = &mut batch.obs[b * obs_len..(b + 1) * obs_len];
-            let policy_out = &mut batch.policy[b * num_actions..(b + 1) * num_actions];
-            let mask_out = &mut batch.mask[b * num_actions..(b + 1) * num_actions];
-            let symmetry = &symmetries[rng.random_range(0..symmetries.len().max(1))];
-            symmetry.map_obs(&sample.obs, obs_out);
-            symmetry.map_policy(&policy, policy_out);
-            symmetry.map_policy(&mask, mask_out);
-            batch.value[b] = sample.value;
-        }
-        batch
+        let indices = self.draw_indices(size, false, rng);
+        self.batch(&indices, num_actions, symmetries, rng)
+    }
+}
+
+fn scatter(dense: &mut [f32], entries: impl Iterator<Item = (Action, f32)>) {
+    dense.fill(0.0);
+    for (a, p) in entries {
+        dense[a] = p;
     }
 }
 
@@ -144,22 +289,34 @@ mod tests {
     use rand::{rngs::SmallRng, SeedableRng};
     use zerosum_games::connect_four::ConnectFour;
 
-    fn sample(value: f32) -> Sample {
+    fn sample(key: u64, value: f32, generation: u64) -> Sample {
         Sample {
+            key,
             obs: vec![value; 84],
             legal: vec![0, 1],
             policy: vec![(0, 0.25), (1, 0.75)],
             value,
+            reply: None,
+            count: 1,
+            generation,
+        }
+    }
+
+    fn config(window: usize, min_generations: usize) -> ReplayConfig {
+        ReplayConfig {
+            window_positions: window,
+            min_generations,
+            ..Default::default()
         }
     }
 
     #[test]
     fn window_drops_old_generations_but_keeps_the_minimum() {
-        let mut buffer = ReplayBuffer::new(10, 2);
-        buffer.add_generation(1, (0..8).map(|_| sample(1.0)).collect());
-        buffer.add_generation(2, (0..8).map(|_| sample(2.0)).collect());
+        let mut buffer = ReplayBuffer::new(&config(10, 2));
+        buffer.add_generation(1, (0..8).map(|i| sample(i, 1.0, 1)).collect());
+        buffer.add_generation(2, (0..8).map(|i| sample(i, 2.0, 2)).collect());
         assert_eq!(buffer.generations(), vec![1, 2]);
-        buffer.add_generation(3, (0..8).map(|_| sample(3.0)).collect());
+        buffer.add_generation(3, (0..8).map(|i| sample(i, 3.0, 3)).collect());
         assert_eq!(buffer.generations(), vec![2, 3]);
         assert_eq!(buffer.len(), 16);
     }
@@ -168,8 +325,8 @@ mod tests {
     fn batches_keep_policy_and_mask_together_under_symmetry() {
         let game = ConnectFour::new();
         let symmetries = game.symmetries();
-        let mut buffer = ReplayBuffer::new(100, 1);
-        buffer.add_generation(1, vec![sample(0.5)]);
+        let mut buffer = ReplayBuffer::new(&config(100, 1));
+        buffer.add_generation(1, vec![sample(1, 0.5, 1)]);
         let mut rng = SmallRng::seed_from_u64(3);
         for _ in 0..20 {
             let batch = buffer.sample_batch(4, 7, &symmetries, &mut rng);
@@ -186,5 +343,88 @@ mod tests {
                 assert_eq!(batch.value[b], 0.5);
             }
         }
+    }
+
+    #[test]
+    fn merged_samples_average_their_targets_and_carry_their_count() {
+        let mut a = sample(7, 1.0, 1);
+        a.policy = vec![(0, 1.0), (1, 0.0)];
+        let mut b = sample(7, -1.0, 2);
+        b.policy = vec![(0, 0.0), (1, 1.0)];
+        let mut c = sample(7, 1.0, 3);
+        c.policy = vec![(0, 1.0), (1, 0.0)];
+        let other = sample(8, 0.5, 1);
+        let merged = merge_duplicates(vec![a, b, c, other]);
+        assert_eq!(merged.len(), 2);
+        let m = merged.iter().find(|s| s.key == 7).unwrap();
+        assert_eq!(m.count, 3);
+        assert!((m.value - 1.0 / 3.0).abs() < 1e-6);
+        assert!(
+            (m.policy[0].1 - 2.0 / 3.0).abs() < 1e-6 && (m.policy[1].1 - 1.0 / 3.0).abs() < 1e-6
+        );
+        assert_eq!(m.generation, 3);
+        // Merging merged samples weighs them by their counts.
+        let again = merge_duplicates(vec![m.clone(), sample(7, -1.0, 4)]);
+        assert_eq!(again[0].count, 4);
+        assert!((again[0].value - 0.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn older_generations_are_drawn_less_when_decayed_and_first_under_curriculum() {
+        let mut buffer = ReplayBuffer::new(&ReplayConfig {
+            generation_decay: 0.25,
+            ..config(1000, 1)
+        });
+        buffer.add_generation(1, (0..100).map(|i| sample(i, 0.0, 1)).collect());
+        buffer.add_generation(2, (100..200).map(|i| sample(i, 0.0, 2)).collect());
+        let mut rng = SmallRng::seed_from_u64(1);
+        let indices = buffer.draw_indices(10_000, false, &mut rng);
+        let old = indices
+            .iter()
+            .filter(|&&i| buffer.samples()[i].generation == 1)
+            .count() as f64;
+        assert!(
+            (old / 10_000.0 - 0.2).abs() < 0.03,
+            "share of the old generation {}",
+            old / 10_000.0
+        );
+        let ordered = buffer.draw_indices(500, true, &mut rng);
+        let generations: Vec<u64> = ordered
+            .iter()
+            .map(|&i| buffer.samples()[i].generation)
+            .collect();
+        assert!(generations.windows(2).all(|w| w[0] <= w[1]));
+    }
+
+    #[test]
+    fn value_target_mixes_q_in_as_the_game_goes_on() {
+        use crate::record::MoveStats;
+        let game = ConnectFour::new();
+        let actions = vec![0, 1, 0, 1, 0, 1, 0];
+        let stats = actions
+            .iter()
+            .map(|_| {
+                Some(MoveStats {
+                    policy: vec![(0, 1.0)],
+                    value: 0.0,
+                })
+            })
+            .collect();
+        let record = GameRecord::new(&game, ["a".into(), "b".into()], actions, stats);
+        assert_eq!(record.value_first, 1.0);
+        let pure = samples_from_record(&game, &record, 0.0, 1);
+        assert_eq!(
+            pure.iter().map(|s| s.value).collect::<Vec<_>>(),
+            vec![1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0]
+        );
+        let mixed = samples_from_record(&game, &record, 1.0, 1);
+        // k = ply / 7 with q = 0: the target shrinks towards 0 as the game goes on.
+        for (ply, s) in mixed.iter().enumerate() {
+            let z = pure[ply].value;
+            assert!((s.value - (1.0 - ply as f32 / 7.0) * z).abs() < 1e-6);
+        }
+        // Each sample's reply target is the next move's policy (the opponent moves next).
+        assert!(mixed[..6].iter().all(|s| s.reply.is_some()));
+        assert!(mixed[6].reply.is_none());
     }
 }

@@ -14,6 +14,7 @@ use zerosum_nn::{parse_device, Learner, Losses, Model, NetEvaluator};
 use crate::arena::{play_match, MatchReport};
 use crate::config::RunConfig;
 use crate::error::TrainError;
+use crate::gating::Gate;
 use crate::metrics::{event_line, EvalReport, LearnerReport, SelfPlayReport};
 use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
 use crate::record::GameRecord;
@@ -127,10 +128,7 @@ pub fn train<G: Game>(
     };
 
     // Rebuild the replay window from the records of the generations already trained.
-    let mut buffer = ReplayBuffer::new(
-        config.replay.window_positions,
-        config.replay.min_generations,
-    );
+    let mut buffer = ReplayBuffer::new(&config.replay);
     let mut reload = Vec::new();
     let mut held = 0;
     for generation in (1..=start_generation).rev() {
@@ -139,7 +137,7 @@ pub fn train<G: Game>(
         }
         let samples: Vec<_> = read_records(store, generation)?
             .iter()
-            .flat_map(|r| samples_from_record(initial, r))
+            .flat_map(|r| samples_from_record(initial, r, config.replay.value_q_mix, generation))
             .collect();
         held += samples.len();
         reload.push((generation, samples));
@@ -151,6 +149,17 @@ pub fn train<G: Game>(
     let session_start = Instant::now();
     let earlier_seconds = previous_seconds(store)?;
     let mut previous: Option<Model> = Some(learner.model().try_clone()?);
+    // With gating, self-play uses the best network so far, kept in checkpoints/best.
+    let best_path = store.local_path("checkpoints/best");
+    let mut gate = if config.gating.enabled {
+        let best = match zerosum_nn::checkpoint_base(&best_path) {
+            Ok(_) => Model::load(&best_path, &initial.name(), device)?,
+            Err(_) => learner.model().try_clone()?,
+        };
+        Some(Gate { best, second: None })
+    } else {
+        None
+    };
     let mut last_eval = None;
     let mut generation = start_generation;
     while (generation as usize) < config.generations {
@@ -175,10 +184,11 @@ pub fn train<G: Game>(
             config.self_play.games_per_generation as u64,
         );
         progress.advance(records.len() as u64);
+        let generator = gate.as_ref().map_or(learner.model(), |g| &g.best);
         let counters = run_self_play(
             initial,
             config,
-            learner.model(),
+            generator,
             needed,
             generation,
             &mut rng,
@@ -210,7 +220,7 @@ pub fn train<G: Game>(
         let span = info_span!("learn", generation).entered();
         let samples = records
             .iter()
-            .flat_map(|r| samples_from_record(initial, r))
+            .flat_map(|r| samples_from_record(initial, r, config.replay.value_q_mix, generation))
             .collect();
         buffer.add_generation(generation, samples);
         let learn_start = Instant::now();
@@ -220,13 +230,16 @@ pub fn train<G: Game>(
             .max(1.0) as u64;
         progress.start(generation, "learn", steps);
         let mut all = Vec::with_capacity(steps as usize);
-        for _ in 0..steps {
-            let batch = buffer.sample_batch(
-                config.learner.batch_size,
-                initial.num_actions(),
-                &symmetries,
-                &mut rng,
-            );
+        // All of the phase's samples are drawn up front, so that the curriculum can order
+        // them oldest first.
+        let batch_size = config.learner.batch_size;
+        let indices = buffer.draw_indices(
+            steps as usize * batch_size,
+            config.learner.curriculum,
+            &mut rng,
+        );
+        for chunk in indices.chunks(batch_size) {
+            let batch = buffer.batch(chunk, initial.num_actions(), &symmetries, &mut rng);
             all.push(learner.train_step(&batch));
             progress.advance(1);
         }
@@ -265,6 +278,33 @@ pub fn train<G: Game>(
                 .save(&store.local_path(&format!("checkpoints/gen-{generation:04}")))?;
         }
         learner.model().save(&latest)?;
+
+        if let Some(gate) = &mut gate {
+            let games = config.gating.games * if config.gating.best_two { 2 } else { 1 };
+            progress.start(generation, "gate", games as u64);
+            let report = gate.decide(initial, config, learner.model(), generation)?;
+            if report.promoted {
+                gate.best.save(&best_path)?;
+            }
+            progress.finish(&format!(
+                "gate: {} ({})",
+                if report.promoted {
+                    "promoted"
+                } else {
+                    "kept the best"
+                },
+                report
+                    .matches
+                    .iter()
+                    .map(|m| format!("{:.0}% vs {}", 100.0 * m.score(), m.opponent))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            store.append_line(
+                "metrics.jsonl",
+                &event_line("gate", generation, learner.step(), json!(report)),
+            )?;
+        }
 
         // Evaluate.
         let mut eval = None;
@@ -328,6 +368,7 @@ fn mean_losses(losses: &[Losses]) -> Losses {
         mean.total += l.total / n;
         mean.policy_entropy += l.policy_entropy / n;
         mean.target_entropy += l.target_entropy / n;
+        mean.reply += l.reply / n;
     }
     mean
 }

@@ -3,8 +3,9 @@
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
+use rand::Rng;
 use zerosum_games::{Action, Game};
-use zerosum_search::{run_simulations, EvalCache, Evaluator, Scratch, SearchConfig, Tree};
+use zerosum_search::{simulate_step, EvalCache, Evaluator, Scratch, SearchConfig, Tree};
 
 use crate::config::SelfPlayConfig;
 use crate::record::{GameRecord, MoveStats};
@@ -58,11 +59,22 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Counting<'_, E> {
 
 struct Slot {
     actions: Vec<Action>,
-    stats: Vec<MoveStats>,
+    stats: Vec<Option<MoveStats>>,
+    /// Simulations still to run for the current move; its whole budget in `budget`.
+    remaining: usize,
+    budget: usize,
+    /// Whether the current move is searched in full and recorded (playout cap
+    /// randomization: the other moves are searched fast and not recorded).
+    full: bool,
 }
 
 /// Plays `num_games` self-play games from `initial`, `config.batch_games` at a time in
 /// lockstep, and hands each finished game to `on_game` as soon as it ends.
+///
+/// Each step runs one simulation in every game still searching its move, with one batched
+/// evaluator call. A game whose move budget is spent plays its move and starts the next
+/// one at once, so games with different budgets (playout cap randomization) and games
+/// that finish early keep the batch full.
 pub fn self_play<G: Game, E: Evaluator<G> + ?Sized>(
     initial: &G,
     evaluator: &mut E,
@@ -81,69 +93,73 @@ pub fn self_play<G: Game, E: Evaluator<G> + ?Sized>(
         calls: 0,
         positions: 0,
     };
-    let new_tree = || {
-        let mut tree = Tree::new(initial.clone());
-        tree.root_noise = config.root_noise;
-        tree
-    };
     let active = config.batch_games.min(num_games);
-    let mut trees: Vec<Tree<G>> = (0..active).map(|_| new_tree()).collect();
-    let mut slots: Vec<Slot> = (0..active)
-        .map(|_| Slot {
-            actions: Vec::new(),
-            stats: Vec::new(),
-        })
-        .collect();
+    let mut trees: Vec<Tree<G>> = Vec::with_capacity(active);
+    let mut slots: Vec<Slot> = Vec::with_capacity(active);
+    for _ in 0..active {
+        let (tree, slot) = new_game(initial, search, config, rng);
+        trees.push(tree);
+        slots.push(slot);
+    }
     let mut started = active;
+    let mut budgets = Vec::with_capacity(active);
     while !trees.is_empty() {
-        // With tree reuse a root may already hold visits; each move gets the same number of
-        // new simulations, so all trees stay in step.
-        run_simulations(
+        budgets.clear();
+        budgets.extend(
+            slots
+                .iter()
+                .map(|s| if s.remaining > 0 { s.budget } else { 0 }),
+        );
+        simulate_step(
             &mut trees,
+            &budgets,
             &mut counting,
             search,
-            search.num_simulations,
             &mut cache,
             &mut scratch,
             rng,
         );
-        counters.simulations += (search.num_simulations * trees.len()) as u64;
         let mut index = 0;
         while index < trees.len() {
-            let tree = &mut trees[index];
             let slot = &mut slots[index];
+            slot.remaining = slot.remaining.saturating_sub(1);
+            counters.simulations += 1;
+            if slot.remaining > 0 {
+                index += 1;
+                continue;
+            }
+            let tree = &mut trees[index];
             let ply = slot.actions.len();
             let temperature = if ply < config.temperature_plies {
                 config.temperature
             } else {
                 0.0
             };
-            let result = tree.result();
             let action = tree
-                .choose_action(temperature, rng)
+                .choose_action_by(search.final_choice, temperature, rng)
                 .expect("trees of unfinished games have children");
-            slot.stats.push(MoveStats {
-                policy: result.policy_target,
+            let result = tree.result();
+            let policy = if search.forced_playouts_k > 0.0 && tree.root_noise {
+                tree.pruned_policy_target(search)
+            } else {
+                result.policy_target
+            };
+            slot.stats.push(slot.full.then_some(MoveStats {
+                policy,
                 value: result.root_value,
-            });
+            }));
             slot.actions.push(action);
             tree.advance(action, search.keeps_subtree());
-            if config.root_noise && tree.root().expanded {
-                tree.add_root_noise(search.dirichlet_alpha, search.dirichlet_epsilon, rng);
+            if !tree.root_position().is_terminal() {
+                start_move(tree, slot, search, config, rng);
             }
             if !tree.root_position().is_terminal() {
                 index += 1;
                 continue;
             }
-            let finished = std::mem::replace(
-                slot,
-                Slot {
-                    actions: Vec::new(),
-                    stats: Vec::new(),
-                },
-            );
             counters.games += 1;
-            counters.positions += finished.actions.len() as u64;
+            counters.positions += slot.stats.iter().filter(|s| s.is_some()).count() as u64;
+            let finished = std::mem::replace(slot, new_game(initial, search, config, rng).1);
             on_game(GameRecord::new(
                 initial,
                 ["self-play".to_string(), "self-play".to_string()],
@@ -152,7 +168,9 @@ pub fn self_play<G: Game, E: Evaluator<G> + ?Sized>(
             ));
             if started < num_games {
                 started += 1;
-                trees[index] = new_tree();
+                let (tree, slot) = new_game(initial, search, config, rng);
+                trees[index] = tree;
+                slots[index] = slot;
                 index += 1;
             } else {
                 trees.swap_remove(index);
@@ -165,6 +183,71 @@ pub fn self_play<G: Game, E: Evaluator<G> + ?Sized>(
     counters.cache_hits = cache.hits;
     counters.seconds = start.elapsed().as_secs_f64();
     counters
+}
+
+/// A new game: the opening's random plies (not recorded) already played, the first searched
+/// move set up.
+fn new_game<G: Game>(
+    initial: &G,
+    search: &SearchConfig,
+    config: &SelfPlayConfig,
+    rng: &mut SmallRng,
+) -> (Tree<G>, Slot) {
+    let mut slot = Slot {
+        actions: Vec::new(),
+        stats: Vec::new(),
+        remaining: 0,
+        budget: 0,
+        full: true,
+    };
+    let mut position = initial.clone();
+    let mut legal = Vec::new();
+    while slot.actions.len() < config.random_opening_plies && !position.is_terminal() {
+        position.legal_actions(&mut legal);
+        let action = legal[rng.random_range(0..legal.len())];
+        position.apply(action);
+        slot.actions.push(action);
+        slot.stats.push(None);
+    }
+    if position.is_terminal() {
+        // An opening that ends the game is played again from the start.
+        return new_game(
+            initial,
+            search,
+            &SelfPlayConfig {
+                random_opening_plies: 0,
+                ..config.clone()
+            },
+            rng,
+        );
+    }
+    let mut tree = Tree::new(position);
+    start_move(&mut tree, &mut slot, search, config, rng);
+    (tree, slot)
+}
+
+/// Draws whether the next move is searched in full, and sets its budget and root noise.
+fn start_move<G: Game>(
+    tree: &mut Tree<G>,
+    slot: &mut Slot,
+    search: &SearchConfig,
+    config: &SelfPlayConfig,
+    rng: &mut SmallRng,
+) {
+    slot.full =
+        config.playout_cap_fraction >= 1.0 || rng.random::<f64>() < config.playout_cap_fraction;
+    slot.budget = if slot.full {
+        search.num_simulations
+    } else {
+        config.fast_simulations.max(1)
+    };
+    // With tree reuse the root may already hold visits: each move still gets its own
+    // budget of new simulations.
+    slot.remaining = slot.budget;
+    tree.root_noise = config.root_noise && slot.full;
+    if tree.root_noise && tree.root().expanded {
+        tree.add_root_noise(search.dirichlet_alpha, search.dirichlet_epsilon, rng);
+    }
 }
 
 #[cfg(test)]
@@ -201,6 +284,7 @@ mod tests {
             let positions = record.replay(&TicTacToe::new()).unwrap();
             assert_eq!(positions.len(), record.actions.len());
             for (position, stats) in positions.iter().zip(&record.stats) {
+                let stats = stats.as_ref().expect("every move is recorded without PCR");
                 let total: f32 = stats.policy.iter().map(|p| p.1).sum();
                 assert!((total - 1.0).abs() < 1e-5);
                 assert!(stats.policy.iter().all(|&(a, _)| position.is_legal(a)));

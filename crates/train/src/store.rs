@@ -30,6 +30,9 @@ pub trait RunStore {
     fn read_lines(&self, name: &str) -> Result<Vec<String>, TrainError>;
     /// A local path for a file that a library writes by path (checkpoints).
     fn local_path(&self, name: &str) -> PathBuf;
+    /// The names of the files in folder `dir` (`checkpoints`), sorted; none if it does
+    /// not exist.
+    fn list(&self, dir: &str) -> Result<Vec<String>, TrainError>;
 }
 
 /// A run directory on the local disk.
@@ -50,6 +53,21 @@ impl LocalStore {
                 path: dir.clone(),
                 source,
             })?;
+        }
+        Ok(LocalStore {
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// Opens the run directory `root` for reading (reports, the ladder): unlike
+    /// [`LocalStore::open`] it creates nothing, and fails unless `root` holds a run (a
+    /// `config.toml` or a `metrics.jsonl`).
+    pub fn open_existing(root: &Path) -> Result<LocalStore, TrainError> {
+        if !root.join("config.toml").is_file() && !root.join("metrics.jsonl").is_file() {
+            return Err(TrainError::RunDir {
+                path: root.to_path_buf(),
+                reason: "not a run directory (no config.toml or metrics.jsonl)".to_string(),
+            });
         }
         Ok(LocalStore {
             root: root.to_path_buf(),
@@ -124,6 +142,24 @@ impl RunStore for LocalStore {
 
     fn local_path(&self, name: &str) -> PathBuf {
         self.root.join(name)
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<String>, TrainError> {
+        let path = self.root.join(dir);
+        let entries = match fs::read_dir(&path) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_error(&path)(e)),
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io_error(&path))?;
+            if entry.file_type().map_err(io_error(&path))?.is_file() {
+                names.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
     }
 }
 

@@ -8,7 +8,11 @@ fn flatten(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, String>
     match value {
         toml::Value::Table(table) if prefix.is_empty() || !is_inline(prefix) => {
             for (key, value) in table {
-                let name = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                let name = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
                 flatten(&name, value, out);
             }
         }
@@ -26,14 +30,24 @@ fn is_inline(key: &str) -> bool {
 fn render(value: &toml::Value) -> String {
     match value {
         toml::Value::Table(table) => {
-            let items: Vec<String> = table.iter().map(|(k, v)| format!("{k} = {}", render(v))).collect();
+            let items: Vec<String> = table
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", render(v)))
+                .collect();
             format!("{{ {} }}", items.join(", "))
         }
-        toml::Value::Array(items) => format!("[{}]", items.iter().map(render).collect::<Vec<_>>().join(", ")),
+        toml::Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(render).collect::<Vec<_>>().join(", ")
+        ),
         // f32 fields come out as the nearest f64 (0.30000001192092896): print them as f32.
         toml::Value::Float(x) => {
             let short = (*x as f32).to_string();
-            if short.contains('.') { short } else { format!("{short}.0") }
+            if short.contains('.') {
+                short
+            } else {
+                format!("{short}.0")
+            }
         }
         other => other.to_string(),
     }
@@ -54,7 +68,11 @@ fn every_key_is_documented_with_its_default() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         if cells.len() >= 4 && cells[1].starts_with('`') && cells[2].starts_with('`') {
             let key = cells[1].trim_matches('`');
-            let name = if section.is_empty() { key.to_string() } else { format!("{section}.{key}") };
+            let name = if section.is_empty() {
+                key.to_string()
+            } else {
+                format!("{section}.{key}")
+            };
             documented.insert(name, cells[2].trim_matches('`').to_string());
         }
     }
@@ -65,9 +83,15 @@ fn every_key_is_documented_with_its_default() {
         let Some(doc_default) = documented.get(key) else {
             panic!("docs/configuration.md lacks the key {key} (default {default})");
         };
-        assert_eq!(doc_default, default, "docs/configuration.md gives the wrong default for {key}");
+        assert_eq!(
+            doc_default, default,
+            "docs/configuration.md gives the wrong default for {key}"
+        );
     }
     for key in documented.keys() {
-        assert!(actual.contains_key(key), "docs/configuration.md documents {key}, which does not exist");
+        assert!(
+            actual.contains_key(key),
+            "docs/configuration.md documents {key}, which does not exist"
+        );
     }
 }

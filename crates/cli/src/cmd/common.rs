@@ -11,6 +11,11 @@ pub fn default_config_text(short_name: &str) -> &'static str {
     match short_name {
         "tictactoe" => include_str!("../../../../configs/tictactoe.toml"),
         "connect4" => include_str!("../../../../configs/connect4.toml"),
+        "go" => include_str!("../../../../configs/go.toml"),
+        "gomoku" => include_str!("../../../../configs/gomoku.toml"),
+        "oware" => include_str!("../../../../configs/oware.toml"),
+        "pushfight" => include_str!("../../../../configs/pushfight.toml"),
+        "chess" => include_str!("../../../../configs/chess.toml"),
         _ => "",
     }
 }
@@ -18,7 +23,8 @@ pub fn default_config_text(short_name: &str) -> &'static str {
 /// The game, config and seed flags.
 #[derive(clap::Args, Clone, Debug)]
 pub struct GameArgs {
-    /// The game: tictactoe, connect4, with parameters after a colon (connect4:rows=6,cols=7)
+    /// The game: tictactoe, connect4, gomoku, oware, go, pushfight, chess; parameters after a
+    /// colon (connect4:rows=6,cols=7, go:size=9,komi=7.5)
     #[arg(long, short)]
     pub game: Option<String>,
     /// A config file (TOML) in place of the game's default in configs/
@@ -45,7 +51,10 @@ impl GameArgs {
                 .with_context(|| format!("cannot read config {}", path.display()))?,
             None => {
                 let Some(game) = &self.game else {
-                    bail!("name a game with --game (tictactoe, connect4) or a config with --config")
+                    bail!(
+                        "name a game with --game ({}) or a config with --config",
+                        zerosum_games::registry::GAME_NAMES.join(", ")
+                    )
                 };
                 let short = game.split(':').next().unwrap_or(game);
                 default_config_text(short).to_string()

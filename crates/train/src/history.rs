@@ -1,0 +1,333 @@
+//! A run's metrics read back: `metrics.jsonl` as typed series, for reports and plots.
+//!
+//! [`RunHistory::read`] only reads. A run that is still training may be appending a line
+//! while we read, so an incomplete last line is skipped and left alone (where
+//! [`RunStore::read_lines`] would cut it off the file). Events it does not know, and
+//! fields a line lacks, are skipped: a newer or older run still gives what it has.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::arena::MatchReport;
+use crate::error::TrainError;
+use crate::store::RunStore;
+
+/// Loss terms of the learner (the last tenth of a generation's steps); NaN where the
+/// event lacks one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossPoint {
+    /// Cross-entropy of the policy against the search's target, in nats.
+    pub policy: f64,
+    /// Mean squared error of the value (values lie in [-1, 1]).
+    pub value: f64,
+    /// The sum that was minimised, L2 penalty included.
+    pub total: f64,
+    /// Entropy of the network's policy, in nats.
+    pub policy_entropy: f64,
+    /// Entropy of the targets (the floor of the policy loss), in nats.
+    pub target_entropy: f64,
+}
+
+/// One `self_play` event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfPlayPoint {
+    /// The generation.
+    pub generation: u64,
+    /// Optimizer steps taken before it.
+    pub step: u64,
+    /// Games played.
+    pub games: f64,
+    /// Mean game length in plies.
+    pub mean_length: f64,
+    /// Shortest game in plies.
+    pub min_length: f64,
+    /// Longest game in plies.
+    pub max_length: f64,
+    /// Positions per second of self-play wall time.
+    pub positions_per_second: f64,
+    /// Network evaluations per second.
+    pub evaluations_per_second: f64,
+}
+
+/// One `learn` event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LearnPoint {
+    /// The generation.
+    pub generation: u64,
+    /// Optimizer steps taken in all at the end of the phase.
+    pub step: u64,
+    /// Positions in the replay window.
+    pub window_positions: f64,
+    /// The losses of the last tenth of the phase's steps.
+    pub losses: LossPoint,
+    /// The learning rate in force at the end.
+    pub learning_rate: f64,
+}
+
+/// One `evaluate` event: the checkpoint of a generation against each opponent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalPoint {
+    /// The generation evaluated.
+    pub generation: u64,
+    /// Its optimizer step.
+    pub step: u64,
+    /// One match per opponent, from the checkpoint's view.
+    pub matches: Vec<MatchReport>,
+}
+
+/// One `generation` event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenerationPoint {
+    /// The generation finished.
+    pub generation: u64,
+    /// Optimizer steps taken in all.
+    pub step: u64,
+    /// Training wall time so far, all sessions together, in seconds.
+    pub train_seconds: f64,
+}
+
+/// One `ladder` event: a player's rating from `zerosum ladder`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LadderPoint {
+    /// Which ladder of the run (1 for the first `zerosum ladder`, and so on).
+    pub ladder: u64,
+    /// The player (`gen-0012`, `random`, `mcts:100`).
+    pub player: String,
+    /// The checkpoint's generation; `None` for a fixed anchor.
+    pub generation: Option<u64>,
+    /// The checkpoint's optimizer step; `None` for a fixed anchor.
+    pub step: Option<u64>,
+    /// The rating, with `random` at 0.
+    pub elo: f64,
+    /// The lower end of the 95% interval.
+    pub low: f64,
+    /// The upper end of the 95% interval.
+    pub high: f64,
+    /// Games the player played in that ladder.
+    pub games: u64,
+}
+
+/// Everything a run's metrics say, in the order it happened.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunHistory {
+    /// The game's registry name, from `config.toml`, if it says.
+    pub game: Option<String>,
+    /// `self_play` events.
+    pub self_play: Vec<SelfPlayPoint>,
+    /// `learn` events.
+    pub learn: Vec<LearnPoint>,
+    /// `evaluate` events.
+    pub evaluations: Vec<EvalPoint>,
+    /// `generation` events.
+    pub generations: Vec<GenerationPoint>,
+    /// The `ladder` events of the latest ladder, anchors first, then by generation.
+    pub ladder: Vec<LadderPoint>,
+    /// Whether the last line was incomplete (being written) and was skipped.
+    pub incomplete_tail: bool,
+}
+
+impl RunHistory {
+    /// Reads the run in `store` (its `metrics.jsonl` and the game of its `config.toml`).
+    pub fn read(store: &dyn RunStore) -> Result<RunHistory, TrainError> {
+        let text = store.read("metrics.jsonl")?.unwrap_or_default();
+        let mut history = RunHistory::parse(&text, &store.local_path("metrics.jsonl"))?;
+        if let Some(config) = store.read("config.toml")? {
+            history.game = config
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|t| t.get("game")?.as_str().map(str::to_string));
+        }
+        Ok(history)
+    }
+
+    /// Parses the text of a `metrics.jsonl`; `path` names it in errors. A complete line
+    /// that is not a JSON object is an error; an incomplete last line is skipped.
+    pub fn parse(text: &str, path: &Path) -> Result<RunHistory, TrainError> {
+        let mut history = RunHistory::default();
+        let complete = match text.rfind('\n') {
+            Some(end) => &text[..=end],
+            None => "",
+        };
+        history.incomplete_tail = !text[complete.len()..].trim().is_empty();
+        let mut ladder = Vec::new();
+        for (index, line) in complete.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value: Value = serde_json::from_str(line)
+                .ok()
+                .filter(Value::is_object)
+                .ok_or_else(|| TrainError::BadRecord {
+                    path: path.to_path_buf(),
+                    line: index + 1,
+                    reason: "not a JSON object".to_string(),
+                })?;
+            let generation = value["generation"].as_u64();
+            let step = value["step"].as_u64();
+            match (value["event"].as_str(), generation) {
+                (Some("self_play"), Some(generation)) => history.self_play.push(SelfPlayPoint {
+                    generation,
+                    step: step.unwrap_or(0),
+                    games: number(&value["games"]),
+                    mean_length: number(&value["mean_length"]),
+                    min_length: number(&value["min_length"]),
+                    max_length: number(&value["max_length"]),
+                    positions_per_second: number(&value["positions_per_second"]),
+                    evaluations_per_second: number(&value["evaluations_per_second"]),
+                }),
+                (Some("learn"), Some(generation)) => {
+                    let losses = &value["final_losses"];
+                    history.learn.push(LearnPoint {
+                        generation,
+                        step: value["total_steps"].as_u64().or(step).unwrap_or(0),
+                        window_positions: number(&value["window_positions"]),
+                        losses: LossPoint {
+                            policy: number(&losses["policy"]),
+                            value: number(&losses["value"]),
+                            total: number(&losses["total"]),
+                            policy_entropy: number(&losses["policy_entropy"]),
+                            target_entropy: number(&losses["target_entropy"]),
+                        },
+                        learning_rate: number(&value["learning_rate"]),
+                    })
+                }
+                (Some("evaluate"), Some(generation)) => history.evaluations.push(EvalPoint {
+                    generation,
+                    step: step.unwrap_or(0),
+                    matches: value["matches"]
+                        .as_array()
+                        .map(|matches| {
+                            matches
+                                .iter()
+                                .filter_map(|m| serde_json::from_value(m.clone()).ok())
+                                .collect()
+                        })
+                        .unwrap_or_default(),
+                }),
+                (Some("generation"), Some(generation)) => {
+                    history.generations.push(GenerationPoint {
+                        generation,
+                        step: step.unwrap_or(0),
+                        train_seconds: number(&value["train_seconds"]),
+                    })
+                }
+                (Some("ladder"), _) => {
+                    if let (Some(player), Some(elo)) =
+                        (value["player"].as_str(), value["elo"].as_f64())
+                    {
+                        ladder.push(LadderPoint {
+                            ladder: value["ladder"].as_u64().unwrap_or(1),
+                            player: player.to_string(),
+                            generation,
+                            step,
+                            elo,
+                            low: value["low"].as_f64().unwrap_or(elo),
+                            high: value["high"].as_f64().unwrap_or(elo),
+                            games: value["games"].as_u64().unwrap_or(0),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        let latest = ladder.iter().map(|p| p.ladder).max();
+        history.ladder = ladder
+            .into_iter()
+            .filter(|p| Some(p.ladder) == latest)
+            .collect();
+        history
+            .ladder
+            .sort_by_key(|p| (p.generation.is_some(), p.generation));
+        Ok(history)
+    }
+
+    /// The number of the next ladder: one more than the latest recorded.
+    pub fn next_ladder(&self) -> u64 {
+        self.ladder.iter().map(|p| p.ladder).max().unwrap_or(0) + 1
+    }
+
+    /// The newest rated checkpoint's line: `generation 12: +840 Elo over random (95%: +790
+    /// to +890)`.
+    pub fn ladder_headline(&self) -> Option<String> {
+        let newest = self.ladder.iter().rfind(|p| p.generation.is_some())?;
+        let rating = crate::ladder::ratings::Rating {
+            elo: newest.elo,
+            low: newest.low,
+            high: newest.high,
+        };
+        Some(crate::ladder::headline(newest.generation?, &rating))
+    }
+
+    /// The last generation any event mentions.
+    pub fn last_generation(&self) -> Option<u64> {
+        let sp = self.self_play.iter().map(|p| p.generation);
+        let learn = self.learn.iter().map(|p| p.generation);
+        let generations = self.generations.iter().map(|p| p.generation);
+        sp.chain(learn).chain(generations).max()
+    }
+}
+
+fn number(value: &Value) -> f64 {
+    value.as_f64().unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const METRICS: &str = r#"{"event":"self_play","generation":1,"step":0,"time":1.0,"games":16,"positions":120,"mean_length":7.5,"min_length":5,"max_length":9,"positions_per_second":3000.0,"evaluations_per_second":9000.0}
+{"event":"learn","generation":1,"step":40,"time":2.0,"steps":40,"total_steps":40,"window_positions":120,"losses":{"policy":2.0},"final_losses":{"policy":1.5,"value":0.4,"l2":0.01,"total":1.91,"policy_entropy":1.9,"target_entropy":1.2},"learning_rate":0.003}
+{"event":"evaluate","generation":1,"step":40,"time":3.0,"matches":[{"player":"gen-0001","opponent":"random","wins":3,"draws":1,"losses":0,"wins_as_first":2,"wins_as_second":1}],"seconds":0.5}
+{"event":"generation","generation":1,"step":40,"time":3.0,"train_seconds":4.5}
+{"event":"some_future_event","generation":1}
+{"event":"ladder","generation":null,"step":null,"ladder":1,"player":"random","elo":0.0,"low":0.0,"high":0.0,"games":8}
+{"event":"ladder","generation":1,"step":40,"ladder":1,"player":"gen-0001","elo":120.0,"low":50.0,"high":190.0,"games":8}
+{"event":"ladder","generation":1,"step":40,"ladder":2,"player":"gen-0001","elo":130.0,"low":60.0,"high":200.0,"games":8}
+{"event":"ladder","generation":null,"step":null,"ladder":2,"player":"random","elo":0.0,"low":0.0,"high":0.0,"games":8}
+{"event":"self_play","generation":2,"step":40,"time":5.0,"games":16,"mean_length":"#;
+
+    #[test]
+    fn parses_every_event_and_skips_the_torn_tail() {
+        let history = RunHistory::parse(METRICS, Path::new("metrics.jsonl")).unwrap();
+        assert!(history.incomplete_tail);
+        assert_eq!(history.self_play.len(), 1);
+        assert_eq!(history.self_play[0].mean_length, 7.5);
+        assert_eq!(history.self_play[0].positions_per_second, 3000.0);
+        assert_eq!(history.learn[0].step, 40);
+        assert_eq!(history.learn[0].losses.policy, 1.5);
+        assert_eq!(history.learn[0].losses.target_entropy, 1.2);
+        assert_eq!(history.learn[0].window_positions, 120.0);
+        assert_eq!(history.evaluations[0].matches[0].score(), 0.875);
+        assert_eq!(history.generations[0].train_seconds, 4.5);
+        assert_eq!(history.last_generation(), Some(1));
+        // Only the latest ladder counts, anchors first.
+        assert_eq!(history.ladder.len(), 2);
+        assert_eq!(history.ladder[0].player, "random");
+        assert_eq!(history.ladder[0].generation, None);
+        assert_eq!(history.ladder[1].elo, 130.0);
+        assert_eq!(history.next_ladder(), 3);
+        assert_eq!(
+            history.ladder_headline().unwrap(),
+            "generation 1: +130 Elo over random (95%: +60 to +200)"
+        );
+    }
+
+    #[test]
+    fn missing_fields_are_nan_and_bad_lines_name_their_line() {
+        let text = "{\"event\":\"learn\",\"generation\":3,\"step\":9}\n";
+        let history = RunHistory::parse(text, Path::new("m.jsonl")).unwrap();
+        assert!(!history.incomplete_tail);
+        assert!(history.learn[0].losses.policy.is_nan());
+        let text = "{\"event\":\"learn\",\"generation\":3}\nnot json\n{}\n";
+        let err = RunHistory::parse(text, Path::new("m.jsonl")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "bad record in m.jsonl line 2: not a JSON object"
+        );
+        assert_eq!(
+            RunHistory::parse("", Path::new("m")).unwrap(),
+            RunHistory::default()
+        );
+    }
+}
