@@ -5,7 +5,8 @@
 //!   [`testing::check_game`] verifies for every game.
 //! - [`Player`] and [`Outcome`]; values between points of view convert with [`value_for`].
 //! - [`registry`] turns a name like `connect4:rows=6,cols=7` into an [`registry::AnyGame`].
-//! - One module per game: [`tic_tac_toe`], [`connect_four`].
+//! - One module per game: [`tic_tac_toe`], [`connect_four`], [`go`], [`chess`], [`gomoku`], [`oware`],
+//!   [`pushfight`].
 //!
 //! ```
 //! use zerosum_games::{Game, Outcome, Player, tic_tac_toe::TicTacToe};
@@ -17,9 +18,14 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod chess;
 pub mod connect_four;
 pub mod error;
 mod game;
+pub mod go;
+pub mod gomoku;
+pub mod oware;
+pub mod pushfight;
 pub mod registry;
 pub mod testing;
 pub mod tic_tac_toe;

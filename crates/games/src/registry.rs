@@ -6,20 +6,46 @@
 
 use std::collections::BTreeMap;
 
+use crate::chess::Chess;
 use crate::connect_four::ConnectFour;
 use crate::error::GameError;
+use crate::go::Go;
+use crate::gomoku::Gomoku;
+use crate::oware::Oware;
+use crate::pushfight::PushFight;
 use crate::tic_tac_toe::TicTacToe;
 
 /// The registry names users type, in the order help lists them.
-pub const GAME_NAMES: &[&str] = &["tictactoe", "connect4"];
+pub const GAME_NAMES: &[&str] = &[
+    "tictactoe",
+    "connect4",
+    "gomoku",
+    "oware",
+    "go",
+    "pushfight",
+    "chess",
+];
 
 /// The initial position of a game named on the command line or in a config.
+// Built once per name, so a large variant (chess keeps ~1 KB of repetition history) costs
+// nothing; boxing it would hand `with_game!` bodies a `Box` instead of the game type.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum AnyGame {
     /// `tictactoe`
     TicTacToe(TicTacToe),
     /// `connect4[:rows=R,cols=C,k=K]`
     ConnectFour(ConnectFour),
+    /// `go[:size=N,komi=K,max_moves=M]`
+    Go(Go),
+    /// `chess[:max_plies=N]`
+    Chess(Chess),
+    /// `gomoku[:size=N]`
+    Gomoku(Gomoku),
+    /// `oware[:repetition=B,max_turns=N]`
+    Oware(Oware),
+    /// `pushfight[:max_plies=N]`
+    PushFight(PushFight),
 }
 
 /// Calls `$body` with `$g` bound to the concrete initial position inside an [`AnyGame`].
@@ -36,6 +62,11 @@ macro_rules! with_game {
         match $any {
             $crate::registry::AnyGame::TicTacToe($g) => $body,
             $crate::registry::AnyGame::ConnectFour($g) => $body,
+            $crate::registry::AnyGame::Go($g) => $body,
+            $crate::registry::AnyGame::Chess($g) => $body,
+            $crate::registry::AnyGame::Gomoku($g) => $body,
+            $crate::registry::AnyGame::Oware($g) => $body,
+            $crate::registry::AnyGame::PushFight($g) => $body,
         }
     };
 }
@@ -115,6 +146,40 @@ pub fn parse_game(spec: &str) -> Result<AnyGame, GameError> {
                     params.error(format!("rows={rows},cols={cols},k={k}"), reason)
                 })?)
             }
+            "go" => {
+                let size = params.take("size", 5usize)?;
+                let komi = params.take("komi", 0.5f32)?;
+                let max_moves = params.take("max_moves", Go::default_max_moves(size))?;
+                AnyGame::Go(Go::try_new(size, komi, max_moves).map_err(|reason| {
+                    params.error(
+                        format!("size={size},komi={komi},max_moves={max_moves}"),
+                        reason,
+                    )
+                })?)
+            }
+            "gomoku" => {
+                let size = params.take("size", crate::gomoku::DEFAULT_SIZE)?;
+                AnyGame::Gomoku(
+                    Gomoku::try_new(size)
+                        .map_err(|reason| params.error(format!("size={size}"), reason))?,
+                )
+            }
+            "oware" => {
+                let repetition = params.take("repetition", false)?;
+                let max_turns = params.take("max_turns", crate::oware::CODINGAME_MAX_TURNS)?;
+                AnyGame::Oware(Oware::with_rules(repetition, max_turns))
+            }
+            "pushfight" => {
+                let max_plies = params.take("max_plies", crate::pushfight::DEFAULT_MAX_PLIES)?;
+                AnyGame::PushFight(
+                    PushFight::try_new(max_plies)
+                        .map_err(|reason| params.error(format!("max_plies={max_plies}"), reason))?,
+                )
+            }
+            "chess" => {
+                let max_plies = params.take("max_plies", crate::chess::DEFAULT_MAX_PLIES)?;
+                AnyGame::Chess(Chess::new().with_max_plies(max_plies))
+            }
             _ => {
                 return Err(GameError::UnknownGame {
                     name: name.to_string(),
@@ -138,6 +203,11 @@ impl AnyGame {
         match self {
             AnyGame::TicTacToe(_) => "tictactoe",
             AnyGame::ConnectFour(_) => "connect4",
+            AnyGame::Go(_) => "go",
+            AnyGame::Chess(_) => "chess",
+            AnyGame::Gomoku(_) => "gomoku",
+            AnyGame::Oware(_) => "oware",
+            AnyGame::PushFight(_) => "pushfight",
         }
     }
 }
@@ -148,7 +218,22 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for spec in ["tictactoe", "connect4", "connect4:rows=5,cols=6,k=4"] {
+        for spec in [
+            "tictactoe",
+            "connect4",
+            "connect4:rows=5,cols=6,k=4",
+            "go",
+            "go:size=9,komi=7.5",
+            "go:size=7,komi=9.5,max_moves=98",
+            "chess",
+            "chess:max_plies=0",
+            "gomoku",
+            "gomoku:size=9",
+            "oware",
+            "oware:repetition=true,max_turns=0",
+            "pushfight",
+            "pushfight:max_plies=0",
+        ] {
             let game = parse_game(spec).unwrap();
             let again = parse_game(&game.name()).unwrap();
             assert_eq!(game.name(), again.name());

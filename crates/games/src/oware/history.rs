@@ -84,6 +84,7 @@ impl Seen {
     }
 
     /// How many boards are held.
+    #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         self.len as usize
     }

@@ -247,7 +247,9 @@ mod tests {
             // The 180° rotation.
             assert_eq!(square(31 - cell(s)), 25 - s);
         }
-        for missing in ["a1", "a4", "b4", "g1", "h1", "h4", "i2", "c0", "c5", "c", "c33"] {
+        for missing in [
+            "a1", "a4", "b4", "g1", "h1", "h4", "i2", "c0", "c5", "c", "c33",
+        ] {
             assert_eq!(parse_cell(missing), None, "{missing}");
         }
         assert_eq!(SQUARES.reverse_bits(), SQUARES);
