@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod arena;
+pub mod compare;
 pub mod config;
 pub mod error;
 pub mod gating;

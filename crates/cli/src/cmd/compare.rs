@@ -1,0 +1,96 @@
+//! `zerosum compare CONFIG...`: recipes trained for the same budget, then measured.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use zerosum_games::registry::parse_game;
+use zerosum_games::with_game;
+use zerosum_train::compare::{compare, contender_name, markdown_table, CompareSettings, Contender};
+use zerosum_train::RunConfig;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Config files of the recipes (TOML), all for the same game
+    #[arg(required = true, num_args = 1..)]
+    pub configs: Vec<PathBuf>,
+    /// Training minutes of each recipe
+    #[arg(long, default_value_t = 10.0)]
+    pub minutes: f64,
+    /// Where the runs go (DIR/<config name>) and the table (DIR/comparison.md)
+    #[arg(long, default_value = "runs/compare")]
+    pub out: PathBuf,
+    /// The seed every recipe trains with
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Reference players each recipe plays
+    #[arg(long, value_delimiter = ',', default_value = "mcts:1000")]
+    pub references: Vec<String>,
+    /// Games against each reference
+    #[arg(long, default_value_t = 40)]
+    pub games: usize,
+    /// Games between each pair of recipes
+    #[arg(long, default_value_t = 20)]
+    pub pair_games: usize,
+    /// Simulations per move of every recipe in the measuring games
+    #[arg(long, default_value_t = 96)]
+    pub sims: usize,
+    /// Recipes trained at once, sharing the cores (1: one after another)
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let mut contenders = Vec::new();
+    for path in &args.configs {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let config = RunConfig::from_toml(&text, &[])
+            .with_context(|| format!("config {}", path.display()))?;
+        contenders.push(Contender {
+            name: contender_name(path),
+            config,
+        });
+    }
+    let game_name = contenders[0].config.game.clone();
+    if let Some(other) = contenders.iter().find(|c| {
+        parse_game(&c.config.game).map(|g| g.name()).ok()
+            != parse_game(&game_name).map(|g| g.name()).ok()
+    }) {
+        bail!(
+            "{} trains {}, not {game_name}: compare recipes of one game",
+            other.name,
+            other.config.game
+        );
+    }
+    let settings = CompareSettings {
+        minutes: args.minutes,
+        seed: args.seed,
+        out: args.out.clone(),
+        reference_games: args.games,
+        references: args.references.clone(),
+        pair_games: args.pair_games,
+        sims: args.sims,
+        jobs: args.jobs.max(1),
+    };
+    let game = parse_game(&game_name)?;
+    println!(
+        "comparing {} recipes of {game_name}: {} minutes each, seed {}, {} at a time",
+        contenders.len(),
+        args.minutes,
+        args.seed,
+        settings.jobs
+    );
+    let rows =
+        with_game!(&game, g => compare(g, &contenders, &settings, |line| println!("{line}")))?;
+    let table = markdown_table(&rows, &settings);
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let report = format!(
+        "# {game_name}: {} minutes of training each\n\nCommand: `{command}`\n\n{table}",
+        args.minutes
+    );
+    std::fs::create_dir_all(&args.out)?;
+    std::fs::write(args.out.join("comparison.md"), &report)?;
+    println!("\n{table}");
+    println!("written to {}", args.out.join("comparison.md").display());
+    Ok(())
+}

@@ -1,0 +1,260 @@
+//! Recipes compared: several configs trained for the same wall-clock budget from the same
+//! seed, then measured against fixed references and against each other.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use serde::Serialize;
+use zerosum_games::Game;
+use zerosum_nn::{parse_device, Model, NetEvaluator};
+
+use crate::arena::{elo_of_score, play_match, MatchReport};
+use crate::config::RunConfig;
+use crate::error::TrainError;
+use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
+use crate::run::{train, Silent};
+use crate::store::{LocalStore, RunStore};
+
+/// One recipe to compare.
+#[derive(Clone, Debug)]
+pub struct Contender {
+    /// A short name (the config file's stem).
+    pub name: String,
+    /// Its config; `max_minutes` and `seed` are overridden by the comparison.
+    pub config: RunConfig,
+}
+
+/// How to compare.
+#[derive(Clone, Debug)]
+pub struct CompareSettings {
+    /// Training wall time of each contender, in minutes.
+    pub minutes: f64,
+    /// The seed every contender trains with.
+    pub seed: u64,
+    /// Where each contender's run directory goes (`DIR/<name>`).
+    pub out: PathBuf,
+    /// Games against each reference player.
+    pub reference_games: usize,
+    /// Reference players (`mcts:N`, `random`).
+    pub references: Vec<String>,
+    /// Games between each pair of contenders.
+    pub pair_games: usize,
+    /// Simulations per move of every contender in the measuring games.
+    pub sims: usize,
+    /// Contenders trained at once (each with `torch_threads = 2 / jobs`): 1 trains them one
+    /// after another, each with the whole machine.
+    pub jobs: usize,
+}
+
+/// One contender's row of the table.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareRow {
+    /// The contender.
+    pub name: String,
+    /// Generations it completed in the budget.
+    pub generations: u64,
+    /// Gradient steps it took.
+    pub steps: u64,
+    /// Self-play games it played.
+    pub games: usize,
+    /// Its matches against the references.
+    pub references: Vec<MatchReport>,
+    /// Its score over all round-robin games against the other contenders.
+    pub round_robin_score: f64,
+    /// Round-robin games played.
+    pub round_robin_games: u32,
+}
+
+/// Trains every contender, then measures them. Rows come back in the contenders' order.
+pub fn compare<G: Game>(
+    initial: &G,
+    contenders: &[Contender],
+    settings: &CompareSettings,
+    mut log: impl FnMut(&str),
+) -> Result<Vec<CompareRow>, TrainError> {
+    let prepared: Vec<(String, RunConfig, PathBuf)> = contenders
+        .iter()
+        .map(|c| {
+            let mut config = c.config.clone();
+            config.max_minutes = settings.minutes;
+            config.generations = config.generations.max(100_000);
+            config.seed = settings.seed;
+            // The whole budget goes to training; the comparison measures afterwards.
+            config.arena.every = 0;
+            if settings.jobs > 1 {
+                config.torch_threads = (2 / settings.jobs).max(1);
+            }
+            (c.name.clone(), config, settings.out.join(&c.name))
+        })
+        .collect();
+    for (name, _, dir) in &prepared {
+        if dir.join("config.toml").exists() {
+            return Err(TrainError::RunDir {
+                path: dir.clone(),
+                reason: format!("already holds a run; {name} would not start from zero"),
+            });
+        }
+    }
+    let train_one =
+        |(name, config, dir): &(String, RunConfig, PathBuf)| -> Result<String, TrainError> {
+            let store = LocalStore::open(dir)?;
+            let summary = train(initial, config, &store, &mut Silent)?;
+            Ok(format!(
+                "{name}: {} generations, {} steps in {:.0}s",
+                summary.generation, summary.steps, summary.seconds
+            ))
+        };
+    for chunk in prepared.chunks(settings.jobs.max(1)) {
+        let results: Vec<Result<String, TrainError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = chunk
+                .iter()
+                .map(|entry| scope.spawn(|| train_one(entry)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("training threads do not panic"))
+                .collect()
+        });
+        for result in results {
+            log(&result?);
+        }
+    }
+
+    let device = parse_device("cpu")?;
+    zerosum_nn::init_torch(settings.seed, 0);
+    let mut rng = SmallRng::seed_from_u64(settings.seed ^ 0xC0FFEE);
+    let agent =
+        |(name, config, dir): &(String, RunConfig, PathBuf)| -> Result<MctsAgent<G>, TrainError> {
+            let model = Model::load(&dir.join("checkpoints/latest"), &initial.name(), device)?;
+            Ok(MctsAgent::new(
+                name.clone(),
+                Box::new(NetEvaluator::new(model, initial)),
+                config.search.clone(),
+                settings.sims,
+            ))
+        };
+    let mut rows = Vec::new();
+    for entry in &prepared {
+        let (name, _, dir) = entry;
+        let meta = Model::read_meta(&dir.join("checkpoints/latest"))?.1;
+        let games = count_games(&LocalStore::open(dir)?, meta.generation)?;
+        let mut me = agent(entry)?;
+        let mut references = Vec::new();
+        for spec in &settings.references {
+            let spec: PlayerSpec = spec.parse()?;
+            let search = &prepared[0].1.search;
+            let mut reference: Box<dyn Agent<G>> = build_agent(
+                &spec,
+                initial,
+                search,
+                settings.sims,
+                device,
+                settings.seed ^ 77,
+            )?;
+            let report = play_match(
+                initial,
+                &mut me,
+                reference.as_mut(),
+                settings.reference_games,
+                &mut rng,
+                |_, _| {},
+            )?;
+            log(&report.to_string());
+            references.push(report);
+        }
+        rows.push(CompareRow {
+            name: name.clone(),
+            generations: meta.generation,
+            steps: meta.step,
+            games,
+            references,
+            round_robin_score: 0.0,
+            round_robin_games: 0,
+        });
+    }
+    let mut points = vec![0.0f64; prepared.len()];
+    let mut played = vec![0u32; prepared.len()];
+    for i in 0..prepared.len() {
+        for j in i + 1..prepared.len() {
+            let (mut a, mut b) = (agent(&prepared[i])?, agent(&prepared[j])?);
+            let report = play_match(
+                initial,
+                &mut a,
+                &mut b,
+                settings.pair_games,
+                &mut rng,
+                |_, _| {},
+            )?;
+            log(&report.to_string());
+            let n = report.games();
+            points[i] += report.score() * n as f64;
+            points[j] += (1.0 - report.score()) * n as f64;
+            played[i] += n;
+            played[j] += n;
+        }
+    }
+    for (row, (p, n)) in rows.iter_mut().zip(points.iter().zip(&played)) {
+        row.round_robin_score = if *n > 0 { p / *n as f64 } else { 0.5 };
+        row.round_robin_games = *n;
+    }
+    Ok(rows)
+}
+
+fn count_games(store: &LocalStore, generations: u64) -> Result<usize, TrainError> {
+    let mut games = 0;
+    for generation in 1..=generations {
+        games += store
+            .read_lines(&format!("games/gen-{generation:04}.jsonl"))?
+            .len();
+    }
+    Ok(games)
+}
+
+/// The comparison as a Markdown table.
+pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String {
+    let mut out = String::new();
+    let mut header = String::from("| recipe | generations | steps | self-play games |");
+    let mut rule = String::from("|---|---|---|---|");
+    for spec in &settings.references {
+        let _ = write!(header, " vs {spec} (W-D-L, score, Elo) |");
+        rule.push_str("---|");
+    }
+    let _ = write!(header, " round robin (score, Elo vs field) |");
+    rule.push_str("---|");
+    let _ = writeln!(out, "{header}\n{rule}");
+    for row in rows {
+        let mut line = format!(
+            "| {} | {} | {} | {} |",
+            row.name, row.generations, row.steps, row.games
+        );
+        for m in &row.references {
+            let _ = write!(
+                line,
+                " {}-{}-{}, {:.0}%, {:+.0} |",
+                m.wins,
+                m.draws,
+                m.losses,
+                100.0 * m.score(),
+                m.elo()
+            );
+        }
+        let _ = write!(
+            line,
+            " {:.0}% of {}, {:+.0} |",
+            100.0 * row.round_robin_score,
+            row.round_robin_games,
+            elo_of_score(row.round_robin_score)
+        );
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// The stem of a config path (`configs/c4-gumbel.toml` -> `c4-gumbel`).
+pub fn contender_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "config".to_string())
+}
