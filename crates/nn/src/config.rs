@@ -161,7 +161,7 @@ impl LearnerConfig {
     /// Problems with these settings, one line each.
     pub fn validate(&self) -> Vec<String> {
         let mut errors = Vec::new();
-        if !(self.learning_rate > 0.0) {
+        if self.learning_rate.is_nan() || self.learning_rate <= 0.0 {
             errors.push(format!(
                 "learner.learning_rate must be positive, got {}",
                 self.learning_rate
@@ -170,7 +170,7 @@ impl LearnerConfig {
         if self.batch_size == 0 {
             errors.push("learner.batch_size must be at least 1".to_string());
         }
-        if !(self.epochs > 0.0) {
+        if self.epochs.is_nan() || self.epochs <= 0.0 {
             errors.push(format!(
                 "learner.epochs must be positive, got {}",
                 self.epochs

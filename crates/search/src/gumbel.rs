@@ -189,9 +189,8 @@ pub(crate) fn select_interior<G: Game>(
     let total = c.visits.iter().sum::<u32>() as f32;
     let mut best = c.children[0];
     let mut best_score = f32::NEG_INFINITY;
-    for i in 0..c.children.len() {
-        let child = c.children[i];
-        let mut score = improved[i] - c.visits[i] as f32 / (1.0 + total);
+    for ((&child, &visits), share) in c.children.iter().zip(&c.visits).zip(improved) {
+        let mut score = share - visits as f32 / (1.0 + total);
         if config.solver {
             match proven_for_parent(tree, node, child) {
                 Bound::Win => return child,

@@ -110,13 +110,25 @@ mod tests {
 
     fn model(seed: u64) -> Model {
         zerosum_nn::init_torch(seed, 1);
-        let config = ModelConfig { family: Family::Mlp, hidden: 16, layers: 1, ..Default::default() };
+        let config = ModelConfig {
+            family: Family::Mlp,
+            hidden: 16,
+            layers: 1,
+            ..Default::default()
+        };
         Model::new("tictactoe", &config, [2, 3, 3], 9, Device::Cpu).unwrap()
     }
 
     fn config(threshold: f64, best_two: bool) -> RunConfig {
-        let mut config = RunConfig::default();
-        config.gating = GatingConfig { enabled: true, games: 10, threshold, best_two };
+        let mut config = RunConfig {
+            gating: GatingConfig {
+                enabled: true,
+                games: 10,
+                threshold,
+                best_two,
+            },
+            ..RunConfig::default()
+        };
         config.arena.num_simulations = 8;
         config
     }
@@ -126,7 +138,9 @@ mod tests {
         let best = model(1);
         let candidate = best.try_clone().unwrap();
         let mut gate = Gate { best, second: None };
-        let report = gate.decide(&TicTacToe::new(), &config(0.55, false), &candidate, 1).unwrap();
+        let report = gate
+            .decide(&TicTacToe::new(), &config(0.55, false), &candidate, 1)
+            .unwrap();
         // The same network on both sides, colours alternating: exactly even.
         assert_eq!(report.matches[0].score(), 0.5);
         assert!(!report.promoted);
@@ -135,12 +149,19 @@ mod tests {
 
     #[test]
     fn a_candidate_over_the_margin_is_promoted_and_the_old_best_becomes_second() {
-        let mut gate = Gate { best: model(1), second: None };
-        let report = gate.decide(&TicTacToe::new(), &config(0.0, false), &model(2), 1).unwrap();
+        let mut gate = Gate {
+            best: model(1),
+            second: None,
+        };
+        let report = gate
+            .decide(&TicTacToe::new(), &config(0.0, false), &model(2), 1)
+            .unwrap();
         assert!(report.promoted);
         assert!(gate.second.is_some());
         // With best_two, the next candidate plays both.
-        let report = gate.decide(&TicTacToe::new(), &config(0.0, true), &model(3), 2).unwrap();
+        let report = gate
+            .decide(&TicTacToe::new(), &config(0.0, true), &model(3), 2)
+            .unwrap();
         assert_eq!(report.matches.len(), 2);
         assert_eq!(report.matches[1].opponent, "second-best");
     }

@@ -271,7 +271,7 @@ pub fn train<G: Game>(
         let step_now = learner.step();
         learner.model_mut().set_progress(step_now, generation);
         let keep = config.keep_checkpoint_every > 0
-            && generation as usize % config.keep_checkpoint_every == 0;
+            && (generation as usize).is_multiple_of(config.keep_checkpoint_every);
         if keep || generation as usize == config.generations {
             learner
                 .model()
@@ -308,7 +308,7 @@ pub fn train<G: Game>(
 
         // Evaluate.
         let mut eval = None;
-        if config.arena.every > 0 && generation as usize % config.arena.every == 0 {
+        if config.arena.every > 0 && (generation as usize).is_multiple_of(config.arena.every) {
             let span = info_span!("evaluate", generation).entered();
             let report = evaluate(
                 initial,

@@ -8,11 +8,18 @@ fn every_game_has_a_config_that_parses_and_validates() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
     for name in GAME_NAMES {
         let path = dir.join(format!("{name}.toml"));
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let config = RunConfig::from_toml(&text, &[]).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let config =
+            RunConfig::from_toml(&text, &[]).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let (errors, _) = config.validate();
         assert!(errors.is_empty(), "{}: {errors:?}", path.display());
         let game = parse_game(&config.game).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        assert_eq!(game.short_name(), *name, "{} trains another game", path.display());
+        assert_eq!(
+            game.short_name(),
+            *name,
+            "{} trains another game",
+            path.display()
+        );
     }
 }
