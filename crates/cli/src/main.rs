@@ -4,6 +4,7 @@ mod cmd;
 mod human;
 mod progress;
 mod protocol;
+mod web;
 
 use std::process::ExitCode;
 
@@ -27,10 +28,24 @@ enum Command {
     Arena(cmd::arena::Args),
     /// Speak the Go Text Protocol on stdin/stdout, for any game
     Gtp(cmd::gtp::Args),
+    /// Speak the Universal Chess Interface on stdin/stdout, for chess GUIs and tournaments
+    Uci(cmd::uci::Args),
+    /// Play against an agent in a web browser, on a page served on localhost
+    Serve(cmd::serve::Args),
+    /// Write plots and an HTML page of a run's training metrics (RUN/report/)
+    Report(cmd::report::Args),
+    /// Rate a run's checkpoints on one Elo scale against fixed anchors (random = 0)
+    Ladder(cmd::ladder::Args),
+    /// Step through a recorded game (JSON Lines) in the terminal
+    Replay(cmd::replay::Args),
+    /// Convert a JSON Lines record file to SGF (Go) or PGN (chess)
+    Export(cmd::export::Args),
     /// Check a game's rules against the game contract with random games (developers)
     CheckGame(cmd::check_game::Args),
     /// Measure network and self-play speed (developers)
     Bench(cmd::bench::Args),
+    /// Train several configs for the same time and seed, then tabulate their strength (developers)
+    Compare(cmd::compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -58,8 +73,15 @@ fn main() -> ExitCode {
         Command::Play(args) => cmd::play::run(args),
         Command::Arena(args) => cmd::arena::run(args),
         Command::Gtp(args) => cmd::gtp::run(args),
+        Command::Uci(args) => cmd::uci::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
+        Command::Report(args) => cmd::report::run(args),
+        Command::Ladder(args) => cmd::ladder::run(args),
+        Command::Replay(args) => cmd::replay::run(args),
+        Command::Export(args) => cmd::export::run(args),
         Command::CheckGame(args) => cmd::check_game::run(args),
         Command::Bench(args) => cmd::bench::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -14,7 +14,12 @@ fn zerosum(args: &[&str], stdin: &str, dir: &Path) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary starts");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -28,18 +33,33 @@ fn scratch(name: &str) -> PathBuf {
 /// Fails unless the command failed with exactly one line on stderr that mentions `needle`.
 fn assert_one_line_error(output: &Output, needle: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "expected failure, got success; stderr: {stderr}");
+    assert!(
+        !output.status.success(),
+        "expected failure, got success; stderr: {stderr}"
+    );
     assert!(!stderr.contains("panicked"), "panic: {stderr}");
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "expected one line, got: {stderr}");
-    assert!(lines[0].contains(needle), "expected '{needle}' in: {}", lines[0]);
+    assert!(
+        lines[0].contains(needle),
+        "expected '{needle}' in: {}",
+        lines[0]
+    );
 }
 
 #[test]
 fn bad_input_gets_one_line_and_a_failing_exit() {
     let dir = scratch("bad");
-    std::fs::write(dir.join("bad.toml"), "game = \"tictactoe\"\n[search]\nnum_simulations = \"lots\"\n").unwrap();
-    std::fs::write(dir.join("unknown.toml"), "game = \"tictactoe\"\nwarp_speed = 9\n").unwrap();
+    std::fs::write(
+        dir.join("bad.toml"),
+        "game = \"tictactoe\"\n[search]\nnum_simulations = \"lots\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("unknown.toml"),
+        "game = \"tictactoe\"\nwarp_speed = 9\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("broken.safetensors"), "not a tensor file").unwrap();
     std::fs::write(
         dir.join("broken.json"),
@@ -54,14 +74,62 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         (&["train", "--config", "bad.toml"], "bad config"),
         (&["train", "--config", "unknown.toml"], "warp_speed"),
         (&["train", "--config", "missing.toml"], "missing.toml"),
-        (&["train", "--game", "tictactoe", "--set", "search.num_simulations=0"], "num_simulations"),
-        (&["arena", "mcts:10", "grandmaster", "--game", "tictactoe"], "bad player 'grandmaster'"),
-        (&["arena", "mcts:x", "random", "--game", "tictactoe"], "bad player 'mcts:x'"),
-        (&["arena", "checkpoint:nowhere/latest", "random", "--game", "tictactoe"], "no checkpoint"),
-        (&["arena", "checkpoint:broken", "random", "--game", "tictactoe"], "corrupt checkpoint"),
-        (&["arena", "checkpoint:garbage", "random", "--game", "tictactoe"], "corrupt checkpoint"),
-        (&["play", "--game", "connect4", "--checkpoint", "broken"], "for game 'tictactoe', not 'connect4"),
-        (&["play", "--game", "tictactoe", "--device", "tpu"], "device 'tpu'"),
+        (
+            &[
+                "train",
+                "--game",
+                "tictactoe",
+                "--set",
+                "search.num_simulations=0",
+            ],
+            "num_simulations",
+        ),
+        (
+            &["arena", "mcts:10", "grandmaster", "--game", "tictactoe"],
+            "bad player 'grandmaster'",
+        ),
+        (
+            &["arena", "mcts:x", "random", "--game", "tictactoe"],
+            "bad player 'mcts:x'",
+        ),
+        (
+            &[
+                "arena",
+                "checkpoint:nowhere/latest",
+                "random",
+                "--game",
+                "tictactoe",
+            ],
+            "no checkpoint",
+        ),
+        (
+            &[
+                "arena",
+                "checkpoint:broken",
+                "random",
+                "--game",
+                "tictactoe",
+            ],
+            "corrupt checkpoint",
+        ),
+        (
+            &[
+                "arena",
+                "checkpoint:garbage",
+                "random",
+                "--game",
+                "tictactoe",
+            ],
+            "corrupt checkpoint",
+        ),
+        (
+            &["play", "--game", "connect4", "--checkpoint", "broken"],
+            "for game 'tictactoe', not 'connect4",
+        ),
+        (
+            &["play", "--game", "tictactoe", "--device", "tpu"],
+            "device 'tpu'",
+        ),
         (&["check-game", "othello"], "unknown game"),
     ];
     for (args, needle) in cases {
@@ -84,9 +152,17 @@ fn play_reprompts_on_bad_moves_and_finishes_the_game() {
             input.push('\n');
         }
     }
-    let output = zerosum(&["play", "--game", "connect4", "--sims", "50"], &input, &dir);
+    let output = zerosum(
+        &["play", "--game", "connect4", "--sims", "50"],
+        &input,
+        &dir,
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(stdout.contains("'zz' is not a move here"), "{stdout}");
     assert!(stdout.contains("legal moves: a b c d e f g"), "{stdout}");
     assert!(stdout.contains("agent plays"), "{stdout}");
@@ -97,8 +173,24 @@ fn play_reprompts_on_bad_moves_and_finishes_the_game() {
 #[test]
 fn arena_reports_a_score_with_interval_and_elo() {
     let dir = scratch("arena");
-    let output = zerosum(&["arena", "perfect", "random", "--game", "tictactoe", "--games", "20"], "", &dir);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = zerosum(
+        &[
+            "arena",
+            "perfect",
+            "random",
+            "--game",
+            "tictactoe",
+            "--games",
+            "20",
+        ],
+        "",
+        &dir,
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("perfect vs random: 20 games"), "{stdout}");
     assert!(stdout.contains("-0 "), "perfect play never loses: {stdout}");
@@ -109,26 +201,74 @@ fn arena_reports_a_score_with_interval_and_elo() {
 #[test]
 fn train_then_resume_then_play_from_the_checkpoint() {
     let dir = scratch("train");
-    let quick = ["--set", "generations=2", "--set", "self_play.games_per_generation=16", "--set", "arena.every=0"];
+    let quick = [
+        "--set",
+        "generations=2",
+        "--set",
+        "self_play.games_per_generation=16",
+        "--set",
+        "arena.every=0",
+    ];
     let mut args = vec!["train", "--game", "tictactoe", "--run", "run"];
     args.extend(quick);
     let output = zerosum(&args, "", &dir);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    for file in ["config.toml", "metrics.jsonl", "games/gen-0001.jsonl", "games/gen-0002.jsonl", "checkpoints/latest.safetensors", "checkpoints/latest.json", "checkpoints/gen-0002.json"] {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for file in [
+        "config.toml",
+        "metrics.jsonl",
+        "games/gen-0001.jsonl",
+        "games/gen-0002.jsonl",
+        "checkpoints/latest.safetensors",
+        "checkpoints/latest.json",
+        "checkpoints/gen-0002.json",
+    ] {
         assert!(dir.join("run").join(file).exists(), "missing {file}");
     }
     // Training into a used run directory without --resume is refused.
     let output = zerosum(&args, "", &dir);
     assert_one_line_error(&output, "--resume");
     // Resume with more generations: it continues at generation 3.
-    let output = zerosum(&["train", "--run", "run", "--resume", "--set", "generations=3"], "", &dir);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = zerosum(
+        &[
+            "train",
+            "--run",
+            "run",
+            "--resume",
+            "--set",
+            "generations=3",
+        ],
+        "",
+        &dir,
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let games = std::fs::read_to_string(dir.join("run/games/gen-0003.jsonl")).unwrap();
     assert_eq!(games.lines().count(), 16);
     assert!(!dir.join("run/games/gen-0004.jsonl").exists());
     // The checkpoint plays, without naming the game (it is in the checkpoint).
-    let output = zerosum(&["play", "--checkpoint", "run/checkpoints/latest", "--first", "agent"], "quit\n", &dir);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = zerosum(
+        &[
+            "play",
+            "--checkpoint",
+            "run/checkpoints/latest",
+            "--first",
+            "agent",
+        ],
+        "quit\n",
+        &dir,
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(String::from_utf8_lossy(&output.stdout).contains("agent plays"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -137,18 +277,33 @@ fn train_then_resume_then_play_from_the_checkpoint() {
 fn gtp_transcript() {
     let dir = scratch("gtp");
     let script = "1 protocol_version\n2 name\nlist_commands\nboardsize 3\nboardsize 19\nplay b b2\nplay b a1\nplay w b2\nplay w a1\ngogui-rules_legal_moves\ngogui-rules_side_to_move\nshowboard\nundo\ngogui-rules_side_to_move\nplay x a1\ngenmove b\nfoo\ngogui-rules_game_id\nquit\n";
-    let output = zerosum(&["gtp", "--game", "tictactoe", "--sims", "30"], script, &dir);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = zerosum(
+        &["gtp", "--game", "tictactoe", "--sims", "30"],
+        script,
+        &dir,
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let replies: Vec<&str> = stdout.split("\n\n").collect();
     assert_eq!(replies[0], "=1 2");
     assert_eq!(replies[1], "=2 zerosum");
-    assert!(replies[2].starts_with("= protocol_version\n") && replies[2].contains("gogui-rules_final_result"));
+    assert!(
+        replies[2].starts_with("= protocol_version\n")
+            && replies[2].contains("gogui-rules_final_result")
+    );
     assert_eq!(replies[3], "=");
     assert!(replies[4].starts_with("? unacceptable size"));
     assert_eq!(replies[5], "=");
     assert!(replies[6].starts_with("? it is not b's turn"));
-    assert!(replies[7].starts_with("? illegal move b2"), "{}", replies[7]);
+    assert!(
+        replies[7].starts_with("? illegal move b2"),
+        "{}",
+        replies[7]
+    );
     assert_eq!(replies[8], "=");
     assert_eq!(replies[9], "= a3 b3 c3 a2 c2 b1 c1");
     assert_eq!(replies[10], "= black");

@@ -4,6 +4,7 @@ use std::fmt;
 use std::hash::Hash;
 
 use crate::error::GameError;
+use crate::records::RecordTags;
 
 /// An index into a game's fixed action space, `0..num_actions()`.
 ///
@@ -307,5 +308,30 @@ pub trait Game: Clone + Eq + Hash + fmt::Display + fmt::Debug + Send + Sync + 's
         let action = self.parse_action(text)?;
         self.try_apply(action)?;
         Ok(action)
+    }
+
+    /// The score of this position as the rules count it, from the first player's view:
+    /// first minus second, komi included (GTP's `final_score`: `B+3.5` is `3.5`). `None` for
+    /// games whose result is only a win, a loss or a draw. Where it is `Some` at a finished
+    /// position, its sign agrees with [`Game::outcome`] (positive: the first player won,
+    /// zero: a draw).
+    fn final_score(&self) -> Option<f32> {
+        None
+    }
+
+    /// The game played from this position (its initial position) by `actions`, in the
+    /// game's standard record format: `(file extension, text)`, such as `("sgf", "(;FF[4]...)\n")`
+    /// for Go and `("pgn", "[Event ...")` for chess; `None` for games with no such format.
+    ///
+    /// `actions` must be legal in turn (replay them with [`Game::try_apply`] first when they
+    /// come from a file); the record stops before the first that is not. The text ends with
+    /// a line break, so records of one format can be concatenated into one file (a PGN
+    /// database or an SGF collection), a blank line between them.
+    fn standard_record(
+        &self,
+        _actions: &[Action],
+        _tags: &RecordTags,
+    ) -> Option<(&'static str, String)> {
+        None
     }
 }

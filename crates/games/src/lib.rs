@@ -4,6 +4,9 @@
 //!   symmetries, hash and move notation. Its docs state the invariants that
 //!   [`testing::check_game`] verifies for every game.
 //! - [`Player`] and [`Outcome`]; values between points of view convert with [`value_for`].
+//! - [`Game::standard_record`] writes a game in its standard format (SGF for Go, PGN for
+//!   chess) with a [`RecordTags`] header; [`Game::final_score`] is the counted score where a
+//!   game has one.
 //! - [`registry`] turns a name like `connect4:rows=6,cols=7` into an [`registry::AnyGame`].
 //! - One module per game: [`tic_tac_toe`], [`connect_four`], [`go`], [`chess`], [`gomoku`], [`oware`],
 //!   [`pushfight`].
@@ -26,6 +29,7 @@ pub mod go;
 pub mod gomoku;
 pub mod oware;
 pub mod pushfight;
+pub mod records;
 pub mod registry;
 pub mod testing;
 pub mod tic_tac_toe;
@@ -33,3 +37,4 @@ pub mod zobrist;
 
 pub use error::GameError;
 pub use game::{square_cell_symmetries, value_for, Action, Game, Outcome, Player, Symmetry};
+pub use records::RecordTags;

@@ -212,6 +212,65 @@ impl AnyGame {
     }
 }
 
+/// The game named by `spec` with parameter `key` set to `value` (replaced or added), as
+/// GTP's `boardsize` and `komi` rebuild a game: `set_param("go:size=5", "size", "7")` is
+/// `go:size=7`. Changing Go's `size` drops a `max_moves` that was the old size's default,
+/// so the cap follows the board.
+pub fn set_param(spec: &str, key: &str, value: &str) -> Result<AnyGame, GameError> {
+    let (name, params) = spec.trim().split_once(':').unwrap_or((spec.trim(), ""));
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for part in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        pairs.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    if name == "go" && key == "size" {
+        let old_size = pairs
+            .iter()
+            .find(|(k, _)| k == "size")
+            .map_or(Some(5), |(_, v)| v.parse::<usize>().ok());
+        let default_cap = old_size.map(|s| Go::default_max_moves(s).to_string());
+        pairs.retain(|(k, v)| !(k == "max_moves" && Some(v) == default_cap.as_ref()));
+    }
+    match pairs.iter_mut().find(|(k, _)| k == key) {
+        Some(pair) => pair.1 = value.to_string(),
+        None => pairs.push((key.to_string(), value.to_string())),
+    }
+    let params: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    parse_game(&format!("{name}:{}", params.join(",")))
+}
+
+/// Gets the concrete game back out of an [`AnyGame`]: generic code over `G` that rebuilds
+/// its game from a registry name (GTP's `boardsize`) matches the variant back to `G`.
+pub trait FromAnyGame: Sized {
+    /// The position inside `any` if it holds this game, else `None`.
+    fn from_any(any: AnyGame) -> Option<Self>;
+}
+
+macro_rules! from_any_game {
+    ($($variant:ident => $type:ty),* $(,)?) => {
+        $(
+            impl FromAnyGame for $type {
+                fn from_any(any: AnyGame) -> Option<Self> {
+                    match any {
+                        AnyGame::$variant(game) => Some(game),
+                        _ => None,
+                    }
+                }
+            }
+        )*
+    };
+}
+
+from_any_game!(
+    TicTacToe => TicTacToe,
+    ConnectFour => ConnectFour,
+    Go => Go,
+    Chess => Chess,
+    Gomoku => Gomoku,
+    Oware => Oware,
+    PushFight => PushFight,
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,6 +297,25 @@ mod tests {
             let again = parse_game(&game.name()).unwrap();
             assert_eq!(game.name(), again.name());
         }
+    }
+
+    #[test]
+    fn set_param_replaces_or_adds_and_go_caps_follow_the_size() {
+        use crate::Game;
+        let go = |any: AnyGame| Go::from_any(any).unwrap();
+        let seven = go(set_param("go", "size", "7").unwrap());
+        assert_eq!(seven.name(), "go:size=7,komi=0.5,max_moves=98");
+        let nine = go(set_param(&seven.name(), "size", "9").unwrap());
+        assert_eq!(nine.name(), "go:size=9,komi=0.5,max_moves=162");
+        let capped = go(set_param("go:size=7,max_moves=20", "size", "9").unwrap());
+        assert_eq!(capped.max_moves(), 20);
+        let komi = go(set_param(&nine.name(), "komi", "7.5").unwrap());
+        assert_eq!(komi.name(), "go:size=9,komi=7.5,max_moves=162");
+        let gomoku = set_param("gomoku", "size", "9").unwrap();
+        assert_eq!(gomoku.name(), "gomoku:size=9");
+        assert!(Chess::from_any(gomoku).is_none());
+        assert!(set_param("go", "size", "4").is_err());
+        assert!(set_param("tictactoe", "size", "4").is_err());
     }
 
     #[test]

@@ -72,7 +72,9 @@ impl fmt::Display for CheckReport {
 ///   are the symmetry applied to this position's, the image has the same mover and outcome,
 ///   and playing the mapped action from the image gives the image of the child;
 /// - replaying the actions so far from `initial` gives an equal position with an equal hash;
-/// - `registry::parse_game(name())` knows the game and gives back the same name.
+/// - `registry::parse_game(name())` knows the game and gives back the same name;
+/// - at the end of each game, a `final_score` agrees in sign with the outcome, and a
+///   `standard_record` of the game is non-empty text ending in a line break.
 ///
 /// On failure the error names the broken invariant, shows the position and lists the
 /// actions played since `initial`.
@@ -102,6 +104,7 @@ pub fn check_game<G: Game>(
             game.apply(action);
             history.push(action);
         }
+        checker.check_end(&game, &history)?;
         match game
             .outcome()
             .expect("the loop ends only at a terminal position")
@@ -148,6 +151,39 @@ struct Checker<G: Game> {
 }
 
 impl<G: Game> Checker<G> {
+    /// The checks on a finished game: its score and its record.
+    fn check_end(&self, game: &G, history: &[Action]) -> Result<(), String> {
+        if let (Some(score), Some(outcome)) = (game.final_score(), game.outcome()) {
+            let agrees = match outcome {
+                Outcome::Win(crate::Player::FIRST) => score > 0.0,
+                Outcome::Win(_) => score < 0.0,
+                Outcome::Draw => score == 0.0,
+            };
+            if !agrees {
+                return Err(self.failure(
+                    game,
+                    history,
+                    "final_score() agrees in sign with outcome()",
+                    &format!("{score} with {outcome:?}"),
+                ));
+            }
+        }
+        if let Some((extension, text)) = self
+            .initial
+            .standard_record(history, &crate::RecordTags::default())
+        {
+            if extension.is_empty() || text.trim().is_empty() || !text.ends_with('\n') {
+                return Err(self.failure(
+                    game,
+                    history,
+                    "standard_record() is non-empty text ending in a line break",
+                    &format!("{extension}: {text:?}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn new(initial: &G) -> Result<Checker<G>, String> {
         let num_actions = initial.num_actions();
         let obs_len = initial.obs_len();

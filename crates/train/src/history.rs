@@ -3,9 +3,9 @@
 //! [`RunHistory::read`] only reads. A run that is still training may be appending a line
 //! while we read, so an incomplete last line is skipped and left alone (where
 //! [`RunStore::read_lines`] would cut it off the file). Events it does not know, and
-//! fields a line lacks, are skipped: a newer or older run still gives what it has.
-
-use std::path::Path;
+//! fields a line lacks, are skipped: a newer or older run still gives what it has. A line
+//! that is not JSON at all (a line torn by a crash, then continued by a later append) is
+//! skipped too, and its number kept in [`RunHistory::skipped`] for the reader to report.
 
 use serde_json::Value;
 
@@ -125,13 +125,15 @@ pub struct RunHistory {
     pub ladder: Vec<LadderPoint>,
     /// Whether the last line was incomplete (being written) and was skipped.
     pub incomplete_tail: bool,
+    /// The 1-based numbers of complete lines that were not JSON objects, skipped.
+    pub skipped: Vec<usize>,
 }
 
 impl RunHistory {
     /// Reads the run in `store` (its `metrics.jsonl` and the game of its `config.toml`).
     pub fn read(store: &dyn RunStore) -> Result<RunHistory, TrainError> {
         let text = store.read("metrics.jsonl")?.unwrap_or_default();
-        let mut history = RunHistory::parse(&text, &store.local_path("metrics.jsonl"))?;
+        let mut history = RunHistory::parse(&text);
         if let Some(config) = store.read("config.toml")? {
             history.game = config
                 .parse::<toml::Table>()
@@ -141,9 +143,9 @@ impl RunHistory {
         Ok(history)
     }
 
-    /// Parses the text of a `metrics.jsonl`; `path` names it in errors. A complete line
-    /// that is not a JSON object is an error; an incomplete last line is skipped.
-    pub fn parse(text: &str, path: &Path) -> Result<RunHistory, TrainError> {
+    /// Parses the text of a `metrics.jsonl`, skipping an incomplete last line and any line
+    /// that is not a JSON object.
+    pub fn parse(text: &str) -> RunHistory {
         let mut history = RunHistory::default();
         let complete = match text.rfind('\n') {
             Some(end) => &text[..=end],
@@ -155,14 +157,13 @@ impl RunHistory {
             if line.trim().is_empty() {
                 continue;
             }
-            let value: Value = serde_json::from_str(line)
+            let Some(value) = serde_json::from_str::<Value>(line)
                 .ok()
                 .filter(Value::is_object)
-                .ok_or_else(|| TrainError::BadRecord {
-                    path: path.to_path_buf(),
-                    line: index + 1,
-                    reason: "not a JSON object".to_string(),
-                })?;
+            else {
+                history.skipped.push(index + 1);
+                continue;
+            };
             let generation = value["generation"].as_u64();
             let step = value["step"].as_u64();
             match (value["event"].as_str(), generation) {
@@ -239,7 +240,7 @@ impl RunHistory {
         history
             .ladder
             .sort_by_key(|p| (p.generation.is_some(), p.generation));
-        Ok(history)
+        history
     }
 
     /// The number of the next ladder: one more than the latest recorded.
@@ -289,7 +290,7 @@ mod tests {
 
     #[test]
     fn parses_every_event_and_skips_the_torn_tail() {
-        let history = RunHistory::parse(METRICS, Path::new("metrics.jsonl")).unwrap();
+        let history = RunHistory::parse(METRICS);
         assert!(history.incomplete_tail);
         assert_eq!(history.self_play.len(), 1);
         assert_eq!(history.self_play[0].mean_length, 7.5);
@@ -314,20 +315,16 @@ mod tests {
     }
 
     #[test]
-    fn missing_fields_are_nan_and_bad_lines_name_their_line() {
-        let text = "{\"event\":\"learn\",\"generation\":3,\"step\":9}\n";
-        let history = RunHistory::parse(text, Path::new("m.jsonl")).unwrap();
+    fn missing_fields_are_nan_and_lines_that_are_not_json_are_skipped() {
+        let history = RunHistory::parse("{\"event\":\"learn\",\"generation\":3,\"step\":9}\n");
         assert!(!history.incomplete_tail);
         assert!(history.learn[0].losses.policy.is_nan());
-        let text = "{\"event\":\"learn\",\"generation\":3}\nnot json\n{}\n";
-        let err = RunHistory::parse(text, Path::new("m.jsonl")).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "bad record in m.jsonl line 2: not a JSON object"
-        );
-        assert_eq!(
-            RunHistory::parse("", Path::new("m")).unwrap(),
-            RunHistory::default()
-        );
+        // A torn line continued by a later append, and a bare number.
+        let text =
+            "{\"event\":\"learn\",\"generation\":3}\n{\"event\":\"se{\"event\":\"learn\"}\n7\n{}\n";
+        let history = RunHistory::parse(text);
+        assert_eq!(history.skipped, [2, 3]);
+        assert_eq!(history.learn.len(), 1);
+        assert_eq!(RunHistory::parse(""), RunHistory::default());
     }
 }

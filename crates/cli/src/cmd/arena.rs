@@ -1,9 +1,9 @@
 //! `zerosum arena A B`: a match between two players.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use zerosum_games::{with_game, Game};
+use zerosum_games::{with_game, Game, RecordTags};
 use zerosum_nn::parse_device;
 use zerosum_train::{build_agent, play_match, Agent, PlayerSpec, RunConfig};
 
@@ -24,7 +24,8 @@ pub struct Args {
     /// Simulations per move for checkpoint players that give none
     #[arg(long)]
     pub sims: Option<usize>,
-    /// Write every game as a JSON line to this file
+    /// Write every game as a JSON line to this file, and in the game's standard format
+    /// (SGF for Go, PGN for chess) next to it: FILE with the extension .sgf or .pgn
     #[arg(long)]
     pub save: Option<std::path::PathBuf>,
 }
@@ -75,6 +76,22 @@ fn arena<G: Game>(
         Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
         None => None,
     };
+    // The same games in the standard format, where the game has one.
+    let standard_format = initial
+        .standard_record(&[], &RecordTags::default())
+        .map(|(extension, _)| extension);
+    let mut standard = match (&args.save, standard_format) {
+        (Some(path), Some(extension)) => {
+            let path = super::export::standard_path(path, extension);
+            let file = std::fs::File::create(&path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            Some(std::io::BufWriter::new(file))
+        }
+        _ => None,
+    };
+    let event = format!("zerosum arena {} vs {}", args.player_a, args.player_b);
+    let date = super::export::today();
+    let mut round = 0;
     let bar = indicatif::ProgressBar::new(args.games as u64);
     let mut write_error = None;
     let report = play_match(
@@ -99,11 +116,32 @@ fn arena<G: Game>(
                     write_error.get_or_insert(e);
                 }
             }
+            round += 1;
+            if let Some(out) = &mut standard {
+                use std::io::Write;
+                let tags = RecordTags {
+                    event: event.clone(),
+                    players: record.players.clone(),
+                    result: None,
+                    date: Some(date.clone()),
+                    round: Some(round),
+                };
+                let (_, text) = initial
+                    .standard_record(&record.actions, &tags)
+                    .expect("this game has a standard format: it gave one above");
+                let separator = if round > 1 { "\n" } else { "" };
+                if let Err(e) = write!(out, "{separator}{text}") {
+                    write_error.get_or_insert(e);
+                }
+            }
         },
     )?;
     bar.finish_and_clear();
     if let Some(e) = write_error {
         return Err(e.into());
+    }
+    for out in [save.as_mut(), standard.as_mut()].into_iter().flatten() {
+        std::io::Write::flush(out)?;
     }
     println!("{report}");
     Ok(())

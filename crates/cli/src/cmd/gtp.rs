@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use anyhow::Result;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use zerosum_games::registry::FromAnyGame;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
 use zerosum_train::{build_agent, RunConfig};
 
 use super::common::{agent_spec, resolve_with_checkpoint, GameArgs};
-use crate::protocol::gtp::{run_loop, GtpEngine};
+use crate::protocol::gtp::{registry_rebuild, run_loop, GtpEngine};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -29,7 +30,7 @@ pub fn run(args: Args) -> Result<()> {
     with_game!(&game, g => serve(g, &config, &args))
 }
 
-fn serve<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
+fn serve<G: Game + FromAnyGame>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
     let spec = agent_spec(args.checkpoint.as_deref(), args.sims);
     let sims = args.sims.unwrap_or(
         config
@@ -45,7 +46,19 @@ fn serve<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
         parse_device(&config.device)?,
         config.seed,
     )?;
-    let mut engine = GtpEngine::new(initial.clone(), agent, SmallRng::seed_from_u64(config.seed));
+    // `boardsize` and `komi` rebuild the game through the registry; a network plays only
+    // the board it was trained on, so with a checkpoint the shape must stay.
+    let rebuild = registry_rebuild::<G>();
+    let shape = (initial.num_actions(), initial.obs_shape());
+    let fixed_shape = args.checkpoint.is_some();
+    let mut engine = GtpEngine::new(initial.clone(), agent, SmallRng::seed_from_u64(config.seed))
+        .with_rebuild(Box::new(move |game: &G, key: &str, value: &str| {
+            let rebuilt = rebuild(game, key, value)?;
+            if fixed_shape && (rebuilt.num_actions(), rebuilt.obs_shape()) != shape {
+                return Err(format!("the checkpoint plays {} only", game.name()));
+            }
+            Ok(rebuilt)
+        }));
     let stdin = std::io::stdin();
     run_loop(&mut engine, stdin.lock(), std::io::stdout().lock())?;
     Ok(())

@@ -5,7 +5,8 @@
 use std::io::{BufRead, Write};
 
 use rand::rngs::SmallRng;
-use zerosum_games::{Game, Outcome, Player};
+use zerosum_games::registry::{set_param, FromAnyGame};
+use zerosum_games::{Action, Game, Outcome, Player};
 use zerosum_train::Agent;
 
 /// Every command the engine answers, in the order `list_commands` prints them.
@@ -22,6 +23,7 @@ pub const COMMANDS: &[&str] = &[
     "genmove",
     "undo",
     "showboard",
+    "final_score",
     "quit",
     "gogui-rules_game_id",
     "gogui-rules_legal_moves",
@@ -29,13 +31,31 @@ pub const COMMANDS: &[&str] = &[
     "gogui-rules_final_result",
 ];
 
+/// Builds the game again with one registry parameter changed, for `boardsize` (`size`)
+/// and `komi` (`komi`): from the current game and `(key, value)`, the new initial position,
+/// or why not.
+pub type Rebuild<G> = Box<dyn Fn(&G, &str, &str) -> Result<G, String>>;
+
+/// A [`Rebuild`] through the registry: the game's `name()` with the parameter set
+/// ([`set_param`]), matched back to `G`.
+pub fn registry_rebuild<G: Game + FromAnyGame>() -> Rebuild<G> {
+    Box::new(|game: &G, key: &str, value: &str| {
+        let any = set_param(&game.name(), key, value).map_err(|e| e.to_string())?;
+        G::from_any(any).ok_or_else(|| format!("{key}={value} makes another game"))
+    })
+}
+
 /// The game, its history and the player behind the protocol.
 pub struct GtpEngine<G: Game> {
     initial: G,
+    /// The positions since `initial`, `initial` first.
     history: Vec<G>,
+    /// The actions between them: `history[i + 1]` is `history[i]` after `actions[i]`.
+    actions: Vec<Action>,
     agent: Box<dyn Agent<G>>,
     rng: SmallRng,
     komi: f32,
+    rebuild: Option<Rebuild<G>>,
 }
 
 fn parse_colour(text: &str) -> Result<Player, String> {
@@ -51,11 +71,38 @@ impl<G: Game> GtpEngine<G> {
     pub fn new(initial: G, agent: Box<dyn Agent<G>>, rng: SmallRng) -> GtpEngine<G> {
         GtpEngine {
             history: vec![initial.clone()],
+            actions: Vec::new(),
             initial,
             agent,
             rng,
             komi: 0.0,
+            rebuild: None,
         }
+    }
+
+    /// Lets `boardsize` and `komi` rebuild the game with `rebuild`; without it, `boardsize`
+    /// accepts only the current size and `komi` is stored but changes nothing.
+    pub fn with_rebuild(mut self, rebuild: Rebuild<G>) -> GtpEngine<G> {
+        self.rebuild = Some(rebuild);
+        self
+    }
+
+    /// Starts over from `initial`, replaying `actions` (all must be legal there).
+    fn restart(&mut self, initial: G, actions: &[Action]) -> Result<(), String> {
+        let mut history = vec![initial.clone()];
+        for &action in actions {
+            let mut next = history
+                .last()
+                .expect("history starts with `initial`")
+                .clone();
+            next.try_apply(action).map_err(|e| e.to_string())?;
+            history.push(next);
+        }
+        self.initial = initial;
+        self.history = history;
+        self.actions = actions.to_vec();
+        self.agent.reset();
+        Ok(())
     }
 
     fn position(&self) -> &G {
@@ -82,6 +129,7 @@ impl<G: Game> GtpEngine<G> {
         self.agent.observe(&next, action);
         next.apply(action);
         self.history.push(next);
+        self.actions.push(action);
     }
 
     /// Answers one command: `Ok(reply)` or `Err(message)`.
@@ -112,21 +160,38 @@ impl<G: Game> GtpEngine<G> {
                     .map_err(|_| format!("boardsize needs a number, got '{}'", args[0]))?;
                 let [_, height, width] = self.initial.obs_shape();
                 if height == width && size == width {
-                    Ok(String::new())
-                } else {
-                    Err(format!("unacceptable size for {}", self.initial.name()))
+                    return Ok(String::new());
                 }
+                let refused =
+                    |why: String| format!("unacceptable size for {}{why}", self.initial.name());
+                let Some(rebuild) = &self.rebuild else {
+                    return Err(refused(String::new()));
+                };
+                let game = rebuild(&self.initial, "size", &size.to_string())
+                    .map_err(|e| refused(format!(" ({e})")))?;
+                self.restart(game, &[])?;
+                Ok(String::new())
             }
             "clear_board" => {
                 self.history.truncate(1);
+                self.actions.clear();
                 self.agent.reset();
                 Ok(String::new())
             }
             "komi" => {
                 need(1)?;
-                self.komi = args[0]
+                let komi: f32 = args[0]
                     .parse()
                     .map_err(|_| format!("komi needs a number, got '{}'", args[0]))?;
+                // Games with a komi parameter are rebuilt with it, keeping the moves.
+                if let Some(rebuild) = &self.rebuild {
+                    if self.initial.name().contains("komi=") {
+                        let game = rebuild(&self.initial, "komi", args[0])?;
+                        let actions = self.actions.clone();
+                        self.restart(game, &actions)?;
+                    }
+                }
+                self.komi = komi;
                 Ok(String::new())
             }
             "play" => {
@@ -161,10 +226,17 @@ impl<G: Game> GtpEngine<G> {
                     return Err("cannot undo".to_string());
                 }
                 self.history.pop();
+                self.actions.pop();
                 self.agent.reset();
                 Ok(String::new())
             }
             "showboard" => Ok(format!("\n{}", self.position())),
+            "final_score" => match self.position().final_score() {
+                Some(score) if score > 0.0 => Ok(format!("B+{score}")),
+                Some(score) if score < 0.0 => Ok(format!("W+{}", -score)),
+                Some(_) => Ok("0".to_string()),
+                None => Err(format!("{} has no score", self.initial.name())),
+            },
             "gogui-rules_game_id" => Ok(self.initial.name()),
             "gogui-rules_legal_moves" => {
                 let position = self.position();
@@ -287,6 +359,99 @@ mod tests {
         assert_eq!(replies[8], "=");
         assert!(replies[9].starts_with("? cannot undo"));
         assert_eq!(replies[10], "=2");
+    }
+
+    fn go_session(script: &str) -> Vec<String> {
+        let agent = MctsAgent::new(
+            "mcts:20".into(),
+            Box::new(zerosum_search::RolloutEvaluator::new(1, 1)),
+            SearchConfig::default(),
+            20,
+        );
+        let mut engine = GtpEngine::new(
+            zerosum_games::go::Go::new(),
+            Box::new(agent),
+            SmallRng::seed_from_u64(1),
+        )
+        .with_rebuild(registry_rebuild());
+        let mut out = Vec::new();
+        run_loop(&mut engine, script.as_bytes(), &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        out.split("\n\n")
+            .filter(|r| !r.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn final_score_counts_go_areas_with_komi() {
+        // 5x5, komi 0.5: one black stone owns the board; then a stone each on 7x7.
+        let replies = go_session(
+            "final_score\nplay b C3\nplay w pass\nplay b pass\nfinal_score\n\
+             gogui-rules_final_result\nknown_command final_score\n\
+             boardsize 7\nplay b G7\nplay w A1\nplay b pass\nplay w pass\nfinal_score\n\
+             gogui-rules_game_id\n",
+        );
+        assert_eq!(
+            replies,
+            [
+                "= W+0.5",
+                "=",
+                "=",
+                "=",
+                "= B+24.5",
+                "= B+",
+                "= true",
+                "=",
+                "=",
+                "=",
+                "=",
+                "=",
+                "= W+0.5",
+                "= go:size=7,komi=0.5,max_moves=98",
+            ]
+        );
+        let out = session("final_score\n");
+        assert!(
+            out.starts_with("? connect4:rows=6,cols=7,k=4 has no score"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn boardsize_and_komi_rebuild_go() {
+        let replies = go_session(
+            "boardsize 9\nplay b J9\nshowboard\nboardsize 4\nboardsize x\n\
+             komi 24.5\ngogui-rules_game_id\nplay w pass\nplay b pass\nfinal_score\n\
+             undo\nkomi 0.3\nboardsize 5\ngogui-rules_game_id\nplay b J9\n",
+        );
+        assert_eq!(replies[0], "=");
+        assert_eq!(replies[1], "=");
+        assert!(
+            replies[2].starts_with("=\n 9 . . . . . . . . X"),
+            "{}",
+            replies[2]
+        );
+        assert!(
+            replies[3].starts_with("? unacceptable size for go:size=9")
+                && replies[3].contains("size must be in 5..=19"),
+            "{}",
+            replies[3]
+        );
+        assert!(replies[4].starts_with("? boardsize needs a number"));
+        // Komi keeps the moves: J9 stays, and black's one stone wins by 81 - 24.5.
+        assert_eq!(replies[5], "=");
+        assert_eq!(replies[6], "= go:size=9,komi=24.5,max_moves=162");
+        assert_eq!(replies[9], "= B+56.5");
+        assert_eq!(replies[10], "=");
+        assert!(
+            replies[11].starts_with("? bad parameter") && replies[11].contains("komi must be"),
+            "{}",
+            replies[11]
+        );
+        assert_eq!(replies[12], "=");
+        assert_eq!(replies[13], "= go:size=5,komi=24.5,max_moves=50");
+        assert!(replies[14].starts_with("? "), "{}", replies[14]);
     }
 
     #[test]

@@ -2,3 +2,4 @@
 //! loop that parses lines and formats replies.
 
 pub mod gtp;
+pub mod uci;

@@ -60,6 +60,9 @@
 //! Moves are written in UCI (`e2e4`, `e7e8q`, castling `e1g1`; `e1h1` is read as castling
 //! too); [`Chess::san`] and [`Chess::parse_san`] give standard algebraic notation for
 //! records, and [`Chess::from_fen`] / [`Chess::to_fen`] read and write positions.
+//! [`Game::standard_record`] writes PGN: the seven-tag roster, `SetUp` and `FEN` for a game
+//! that did not start from the initial position, SAN movetext with move numbers, and the
+//! result.
 //!
 //! ```
 //! use zerosum_games::{chess::Chess, Game, Outcome, Player};
@@ -73,6 +76,7 @@
 mod actions;
 mod notation;
 mod observation;
+mod pgn;
 #[cfg(test)]
 mod tests;
 
@@ -85,6 +89,7 @@ pub use observation::NUM_PLANES;
 
 use crate::error::GameError;
 use crate::game::{Action, Game, Outcome, Player};
+use crate::records::RecordTags;
 use crate::zobrist::extra_key;
 use observation::Placement;
 
@@ -451,6 +456,15 @@ impl Game for Chess {
 
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         notation::parse_uci(&self.board, text)
+    }
+
+    /// PGN, as the module docs describe under Notation.
+    fn standard_record(
+        &self,
+        actions: &[Action],
+        tags: &RecordTags,
+    ) -> Option<(&'static str, String)> {
+        Some(("pgn", pgn::write(self, actions, tags)))
     }
 }
 

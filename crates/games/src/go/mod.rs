@@ -22,6 +22,13 @@
 //! written in GTP coordinates: a column letter `A`..`T` with no `I`, then the row from 1
 //! at the bottom (`C3`, `J9`), or `pass`; parsing ignores case.
 //!
+//! # Records
+//!
+//! [`Game::standard_record`] writes SGF (FF[4]): points as SGF's two lowercase letters
+//! from the top-left corner (row 0 of the actions is SGF's last row), a pass as `[]`,
+//! `RU[Tromp-Taylor]`, `KM` the komi and `RE` the counted result (`B+3.5`, `W+0.5`, `0`).
+//! [`Game::final_score`] is [`Go::score`].
+//!
 //! # Observation
 //!
 //! Seven planes of `size` x `size`, laid out like the actions (index `row * size + col`,
@@ -71,6 +78,7 @@ mod bits;
 mod history;
 mod movegen;
 mod notation;
+mod sgf;
 #[cfg(test)]
 mod tests;
 
@@ -83,6 +91,7 @@ use movegen::stones_hash;
 
 use crate::error::GameError;
 use crate::game::{square_cell_symmetries, Action, Game, Outcome, Player, Symmetry};
+use crate::records::RecordTags;
 use crate::zobrist::extra_key;
 
 /// The smallest board side.
@@ -468,5 +477,19 @@ impl Game for Go {
 
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         notation::parse_point(self.size(), text)
+    }
+
+    /// [`Go::score`], at every position.
+    fn final_score(&self) -> Option<f32> {
+        Some(self.score())
+    }
+
+    /// SGF, as the module docs describe under Records.
+    fn standard_record(
+        &self,
+        actions: &[Action],
+        tags: &RecordTags,
+    ) -> Option<(&'static str, String)> {
+        Some(("sgf", sgf::write(self, actions, tags)))
     }
 }

@@ -287,19 +287,31 @@ pub fn run_ladder<G: Game>(
     };
     progress.finish(&report.headline().unwrap_or_default());
     for entry in &report.entries {
-        store.append_line("metrics.jsonl", &ladder_line(&report, entry, options))?;
+        store.append_line(
+            "metrics.jsonl",
+            &ladder_line(store, &report, entry, options),
+        )?;
     }
     Ok(report)
 }
 
 /// The `ladder` event of one player.
-fn ladder_line(report: &LadderReport, entry: &LadderEntry, options: &LadderOptions) -> String {
+fn ladder_line(
+    store: &dyn RunStore,
+    report: &LadderReport,
+    entry: &LadderEntry,
+    options: &LadderOptions,
+) -> String {
     let time = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
+    // The checkpoint as the run directory names it (checkpoints/gen-0012).
+    let root = store.local_path("");
     let checkpoint: Option<PathBuf> = match &entry.player.spec {
-        PlayerSpec::Checkpoint { path, .. } => Some(path.clone()),
+        PlayerSpec::Checkpoint { path, .. } => {
+            Some(path.strip_prefix(&root).unwrap_or(path).to_path_buf())
+        }
         _ => None,
     };
     json!({

@@ -1,0 +1,78 @@
+//! `zerosum ladder RUN`: rates a run's checkpoints against each other and fixed anchors.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use zerosum_games::registry::parse_game;
+use zerosum_games::with_game;
+use zerosum_train::{run_ladder, LadderOptions, LocalStore, PlayerSpec, RunConfig};
+
+use crate::progress::Bars;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The run directory (runs/NAME)
+    pub run: PathBuf,
+    /// Games per match; colours alternate, so an even number is fairest
+    #[arg(long, default_value_t = 20)]
+    pub games: usize,
+    /// Fixed players, comma-separated: random (always included, rated 0), mcts:N, perfect
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "random,mcts:100,mcts:1000"
+    )]
+    pub anchors: Vec<String>,
+    /// Seed of every game (default: the run's seed); the same seed gives the same ratings
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Simulations per move of the checkpoints' search (default: the run's arena.num_simulations)
+    #[arg(long)]
+    pub sims: Option<usize>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let store = LocalStore::open_existing(&args.run)?;
+    let config_path = args.run.join("config.toml");
+    let text = std::fs::read_to_string(&config_path)
+        .with_context(|| format!("cannot read {}", config_path.display()))?;
+    let config = RunConfig::from_toml(&text, &[])?;
+    let game = parse_game(&config.game)?;
+    let anchors = args
+        .anchors
+        .iter()
+        .filter(|a| !a.trim().is_empty())
+        .map(|a| a.trim().parse::<PlayerSpec>())
+        .collect::<Result<Vec<_>, _>>()?;
+    anyhow::ensure!(args.games > 0, "--games must be at least 1");
+    let options = LadderOptions {
+        games: args.games,
+        anchors,
+        seed: args.seed.unwrap_or(config.seed),
+        num_simulations: args.sims.unwrap_or(config.arena.num_simulations),
+    };
+    let report =
+        with_game!(&game, g => run_ladder(g, &config, &store, &options, &mut Bars::new()))?;
+    for m in &report.matches {
+        println!("  {m}");
+    }
+    println!(
+        "ladder {} (seed {}), random = 0:",
+        report.ladder, options.seed
+    );
+    for entry in &report.entries {
+        println!(
+            "  {:<12} {:>+6.0}  [{:+.0}, {:+.0}]  {} games",
+            entry.player.name, entry.rating.elo, entry.rating.low, entry.rating.high, entry.games
+        );
+    }
+    if let Some(line) = report.headline() {
+        println!("{line}");
+    }
+    println!(
+        "ratings appended to {} as ladder events; `zerosum report {}` plots them",
+        args.run.join("metrics.jsonl").display(),
+        args.run.display()
+    );
+    Ok(())
+}

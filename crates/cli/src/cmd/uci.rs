@@ -1,0 +1,64 @@
+//! `zerosum uci`: the Universal Chess Interface on stdin and stdout, for chess.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use anyhow::{bail, Result};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use zerosum_games::registry::AnyGame;
+use zerosum_games::Game;
+use zerosum_nn::{parse_device, Model, NetEvaluator};
+use zerosum_search::{Algorithm, EvalCache, Evaluator, RolloutEvaluator};
+
+use super::common::{resolve_with_checkpoint, GameArgs};
+use crate::protocol::uci::{run_loop, Output, Searcher, UciEngine, UciSettings};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// A trained chess checkpoint; without it, rollout MCTS plays
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Simulations per move of a `go` that names no limit (the Nodes option's default)
+    #[arg(long, default_value_t = 400)]
+    pub sims: usize,
+}
+
+pub fn run(mut args: Args) -> Result<()> {
+    if args.game.game.is_none() && args.game.config.is_none() && args.checkpoint.is_none() {
+        args.game.game = Some("chess".to_string());
+    }
+    if !(1..=1_000_000).contains(&args.sims) {
+        bail!("--sims must be from 1 to 1000000, got {}", args.sims);
+    }
+    let (game, config) = resolve_with_checkpoint(&args.game, args.checkpoint.as_deref())?;
+    let AnyGame::Chess(initial) = game else {
+        bail!("uci plays chess only, not {}", game.name());
+    };
+    let evaluator: Box<dyn Evaluator<_> + Send> = match &args.checkpoint {
+        Some(path) => {
+            let model = Model::load(path, &initial.name(), parse_device(&config.device)?)?;
+            Box::new(NetEvaluator::new(model, &initial))
+        }
+        None => Box::new(RolloutEvaluator::new(config.seed, 1)),
+    };
+    // The Gumbel root plans a fixed budget up front; a UCI search stops when told.
+    let mut search = config.search.clone();
+    search.algorithm = Algorithm::Puct;
+    let searcher = Searcher {
+        evaluator,
+        cache: EvalCache::new(search.cache_capacity),
+        config: search,
+        rng: SmallRng::seed_from_u64(config.seed),
+    };
+    let out: Output = Arc::new(Mutex::new(Box::new(std::io::stdout())));
+    let settings = UciSettings {
+        nodes: args.sims,
+        ..UciSettings::default()
+    };
+    let mut engine = UciEngine::new(initial, searcher, out, settings);
+    run_loop(&mut engine, std::io::stdin().lock())?;
+    Ok(())
+}

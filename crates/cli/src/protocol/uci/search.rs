@@ -1,0 +1,185 @@
+//! The search behind `go`: it runs on its own thread in slices of simulations, so that the
+//! loop answers `isready` and `stop` while it thinks, and writes `info` and `bestmove`.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use zerosum_games::chess::Chess;
+use zerosum_games::{Action, Game, Outcome};
+use zerosum_search::{search_one, Bound, EvalCache, Evaluator, NodeId, SearchConfig, Tree};
+
+/// Where the engine's lines go: shared by the loop and the search thread.
+pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// Writes one line and flushes. A closed output (the GUI went away) is not an error here:
+/// the loop ends when its input does.
+pub fn say(out: &Output, line: &str) {
+    let mut out = out.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// Simulations between looks at the stop flag and the clock.
+const SLICE: usize = 16;
+/// The most nodes a tree may hold (about 40 bytes each) before the search stops.
+const MAX_TREE_NODES: usize = 10_000_000;
+
+/// What the search owns between searches: the evaluator, its cache and the random draws.
+pub struct Searcher {
+    /// The network or the random rollouts.
+    pub evaluator: Box<dyn Evaluator<Chess> + Send>,
+    /// The search settings (PUCT; the Gumbel root needs its budget up front).
+    pub config: SearchConfig,
+    /// Evaluations kept across searches, keyed by position hash.
+    pub cache: EvalCache,
+    /// The search's random draws.
+    pub rng: SmallRng,
+}
+
+/// When one search stops: whichever limit comes first, or `stop`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Simulations.
+    pub nodes: Option<u64>,
+    /// Thinking time.
+    pub time: Option<Duration>,
+    /// Search until `stop`, and answer only then (`go infinite`).
+    pub infinite: bool,
+}
+
+/// Searches `root` within `limits` (or until `stop` is set), writing an `info` line every
+/// `info_interval` and at the end, then `bestmove`. `root` is not finished.
+pub fn run(
+    searcher: &mut Searcher,
+    root: Chess,
+    limits: Limits,
+    stop: &AtomicBool,
+    out: &Output,
+    info_interval: Option<Duration>,
+) {
+    let start = Instant::now();
+    let deadline = limits.time.map(|t| start + t);
+    let only_move = root.legal_action_vec().len() == 1;
+    let mut tree = Tree::new(root);
+    let mut done: u64 = 0;
+    let mut last_info = start;
+    loop {
+        let slice = limits
+            .nodes
+            .map_or(SLICE as u64, |n| n.saturating_sub(done).min(SLICE as u64));
+        search_one(
+            &mut tree,
+            &mut searcher.evaluator,
+            &searcher.config,
+            slice as usize,
+            &mut searcher.cache,
+            &mut searcher.rng,
+        );
+        done += slice;
+        let now = Instant::now();
+        let settled = tree.root().bound != Bound::Unknown || (only_move && limits.nodes.is_none());
+        if stop.load(Ordering::Relaxed)
+            || limits.nodes.is_some_and(|n| done >= n)
+            || deadline.is_some_and(|d| now >= d)
+            || (settled && !limits.infinite)
+            || tree.len() >= MAX_TREE_NODES
+        {
+            break;
+        }
+        if info_interval.is_some_and(|i| now - last_info >= i) {
+            say(out, &info_line(&tree, done, None));
+            last_info = now;
+        }
+    }
+    // In infinite mode the answer waits for `stop`, even when the search has ended.
+    while limits.infinite && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let best = tree
+        .choose_action_by(searcher.config.final_choice, 0.0, &mut searcher.rng)
+        .expect("a searched position that is not finished has moves");
+    say(out, &info_line(&tree, done, Some(best)));
+    say(
+        out,
+        &format!("bestmove {}", tree.root_position().format_action(best)),
+    );
+}
+
+/// The principal variation: `first` (the move chosen) or the most visited root move, then
+/// the most visited child at each node below, as far as visits go.
+pub fn principal_variation(tree: &Tree<Chess>, first: Option<Action>) -> Vec<Action> {
+    let most_visited = |node: NodeId| {
+        tree.node(node)
+            .children()
+            .filter(|&c| tree.node(c).visits > 0)
+            .max_by_key(|&c| tree.node(c).visits)
+    };
+    let mut node = match first {
+        Some(action) => tree.child(NodeId::ROOT, action),
+        None => most_visited(NodeId::ROOT),
+    };
+    let mut pv = Vec::new();
+    while let Some(id) = node {
+        pv.push(tree.node(id).action);
+        node = most_visited(id);
+    }
+    if pv.is_empty() {
+        pv.extend(first);
+    }
+    pv
+}
+
+/// Centipawns from a value in `[-1, 1]`, as Leela Chess Zero converts: `111.71 *
+/// tan(1.5621 * v)`, so that 0.3 is about +57, 0.5 +111, 0.9 +671 and 1 at most +12800.
+pub fn centipawns(value: f32) -> i64 {
+    let v = f64::from(value.clamp(-1.0, 1.0));
+    (111.714_640_912 * (1.562_068_842_1 * v).tan()).round() as i64
+}
+
+/// `info depth D nodes N score (cp X | mate M) pv ...` for the tree as it stands.
+pub fn info_line(tree: &Tree<Chess>, nodes: u64, best: Option<Action>) -> String {
+    let pv = principal_variation(tree, best);
+    let mut position = tree.root_position().clone();
+    let mover = position.to_move();
+    let mut moves = Vec::with_capacity(pv.len());
+    for &action in &pv {
+        moves.push(position.format_action(action));
+        position.apply(action);
+    }
+    let root = tree.root();
+    let value = root.bound.value().unwrap_or_else(|| root.mean_value());
+    // A proven result whose line ends in mate is a mate score; anything else is centipawns.
+    let score = match (root.bound, position.outcome()) {
+        (Bound::Win, Some(Outcome::Win(winner))) if winner == mover => {
+            format!("mate {}", pv.len().div_ceil(2))
+        }
+        (Bound::Loss, Some(Outcome::Win(winner))) if winner != mover => {
+            format!("mate -{}", pv.len() / 2)
+        }
+        _ => format!("cp {}", centipawns(value)),
+    };
+    format!(
+        "info depth {} nodes {nodes} score {score} pv {}",
+        pv.len().max(1),
+        moves.join(" ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn centipawns_follow_leelas_curve() {
+        assert_eq!(centipawns(0.0), 0);
+        assert_eq!(centipawns(0.5), 111);
+        assert_eq!(centipawns(-0.5), -111);
+        assert_eq!(centipawns(0.9), 671);
+        assert_eq!(centipawns(1.0), 12800);
+        assert_eq!(centipawns(7.0), 12800);
+        assert_eq!(centipawns(-1.0), -12800);
+    }
+}

@@ -1,0 +1,344 @@
+//! One person's game against the agent, and the table of them all.
+//!
+//! A [`Session`] owns a game's history and who plays which side; the agent itself lives
+//! in the search pool and is shared (it keeps nothing between moves that another game
+//! could see: a tree is reused only for the very position it was grown from). The
+//! [`SessionTable`] hands out unguessable ids and keeps at most a fixed number of
+//! sessions, dropping the least recently used one when a new game needs room.
+
+use std::collections::hash_map::RandomState;
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime};
+
+use zerosum_games::{Action, Game, Player};
+
+use super::api::ApiError;
+
+/// What one search said about a position, kept to show its heat map and value.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The position searched: the one after this many moves of the history.
+    pub ply: usize,
+    /// Simulations the search ran.
+    pub sims: usize,
+    /// The root value from the view of the player to move there.
+    pub value: f32,
+    /// `(action, visits, share of the policy target)` for every legal action.
+    pub moves: Vec<(Action, u32, f32)>,
+    /// The move the agent played from there, if it played.
+    pub played: Option<Action>,
+}
+
+/// One game of a person against the agent.
+#[derive(Debug)]
+pub struct Session<G: Game> {
+    /// Positions from the initial one to the current one.
+    history: Vec<G>,
+    /// The move played from each position but the last: `history.len() - 1` of them.
+    actions: Vec<Action>,
+    /// The person's side.
+    pub human: Player,
+    /// Simulations per agent move.
+    pub sims: usize,
+    /// The last search, if it is still about a position of the history.
+    pub analysis: Option<Analysis>,
+    /// While the agent searches, nothing else may change the game.
+    pub thinking: bool,
+    /// When a request last touched this game.
+    pub last_used: Instant,
+}
+
+impl<G: Game> Session<G> {
+    /// A new game from `initial` with the person on side `human`.
+    pub fn new(initial: G, human: Player, sims: usize) -> Session<G> {
+        Session {
+            history: vec![initial],
+            actions: Vec::new(),
+            human,
+            sims,
+            analysis: None,
+            thinking: false,
+            last_used: Instant::now(),
+        }
+    }
+
+    /// The position now.
+    pub fn current(&self) -> &G {
+        self.history
+            .last()
+            .expect("the history always holds the initial position")
+    }
+
+    /// The position after `ply` moves.
+    pub fn position(&self, ply: usize) -> &G {
+        &self.history[ply]
+    }
+
+    /// Moves played so far.
+    pub fn ply(&self) -> usize {
+        self.actions.len()
+    }
+
+    /// The moves played, in order.
+    pub fn actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    /// Whether the person is to move in a game that goes on.
+    pub fn human_to_move(&self) -> bool {
+        !self.current().is_terminal() && self.current().to_move() == self.human
+    }
+
+    /// Fails while the agent is thinking: the game must not change under its search.
+    pub fn check_idle(&self) -> Result<(), ApiError> {
+        if self.thinking {
+            return Err(ApiError::conflict(
+                "the agent is thinking; wait for its move",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Plays the person's move, given in notation.
+    pub fn play_human(&mut self, notation: &str) -> Result<Action, ApiError> {
+        self.check_idle()?;
+        let position = self.current();
+        if position.is_terminal() {
+            return Err(ApiError::conflict("the game is over"));
+        }
+        if position.to_move() != self.human {
+            return Err(ApiError::conflict("it is the agent's turn, not yours"));
+        }
+        let action = position
+            .parse_action(notation)
+            .map_err(|e| ApiError::bad_request(&e.to_string()))?;
+        if !position.is_legal(action) {
+            return Err(ApiError::bad_request(&format!(
+                "illegal move '{notation}' here"
+            )));
+        }
+        self.push(action);
+        Ok(action)
+    }
+
+    /// Plays the agent's move `action` (legal: it came from a search of this position)
+    /// and keeps its search.
+    pub fn play_agent(&mut self, action: Action, mut analysis: Analysis) {
+        debug_assert!(self.current().is_legal(action));
+        analysis.played = Some(action);
+        self.push(action);
+        self.analysis = Some(analysis);
+    }
+
+    fn push(&mut self, action: Action) {
+        let mut next = self.current().clone();
+        next.apply(action);
+        self.history.push(next);
+        self.actions.push(action);
+    }
+
+    /// The position `undo` goes back to: the last one before the current where the person
+    /// was to move, so that one undo takes back the person's last move and the agent's
+    /// reply to it (or just the person's move when the agent has not replied yet).
+    pub fn undo_target(&self) -> Option<usize> {
+        let len = self.history.len();
+        self.history[..len - 1]
+            .iter()
+            .rposition(|p| !p.is_terminal() && p.to_move() == self.human)
+    }
+
+    /// Takes back moves up to [`Session::undo_target`].
+    pub fn undo(&mut self) -> Result<(), ApiError> {
+        self.check_idle()?;
+        let target = self
+            .undo_target()
+            .ok_or_else(|| ApiError::conflict("nothing to undo"))?;
+        self.history.truncate(target + 1);
+        self.actions.truncate(target);
+        if self.analysis.as_ref().is_some_and(|a| a.ply >= self.ply()) {
+            self.analysis = None;
+        }
+        Ok(())
+    }
+}
+
+/// Every session, by id.
+pub struct SessionTable<G: Game> {
+    sessions: Mutex<HashMap<String, Arc<Mutex<Session<G>>>>>,
+    capacity: usize,
+    ids: IdSource,
+}
+
+impl<G: Game> SessionTable<G> {
+    /// A table that keeps at most `capacity` sessions.
+    pub fn new(capacity: usize) -> SessionTable<G> {
+        SessionTable {
+            sessions: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+            ids: IdSource::new(),
+        }
+    }
+
+    /// Adds a session and returns its id. When the table is full the least recently used
+    /// session that is not thinking makes room.
+    pub fn insert(&self, session: Session<G>) -> Result<String, ApiError> {
+        let mut sessions = lock(&self.sessions);
+        if sessions.len() >= self.capacity {
+            let oldest = sessions
+                .iter()
+                .filter_map(|(id, s)| {
+                    let s = s.try_lock().ok()?;
+                    (!s.thinking).then(|| (s.last_used, id.clone()))
+                })
+                .min()
+                .map(|(_, id)| id)
+                .ok_or_else(|| ApiError::unavailable("every game is busy; try again"))?;
+            sessions.remove(&oldest);
+        }
+        let id = self.ids.next();
+        sessions.insert(id.clone(), Arc::new(Mutex::new(session)));
+        Ok(id)
+    }
+
+    /// The session with this id.
+    pub fn get(&self, id: &str) -> Result<Arc<Mutex<Session<G>>>, ApiError> {
+        lock(&self.sessions)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| ApiError::not_found(&format!("no game with id '{id}'")))
+    }
+
+    /// Forgets the session with this id.
+    pub fn remove(&self, id: &str) -> Result<(), ApiError> {
+        lock(&self.sessions)
+            .remove(id)
+            .map(|_| ())
+            .ok_or_else(|| ApiError::not_found(&format!("no game with id '{id}'")))
+    }
+
+    /// How many sessions there are.
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        lock(&self.sessions).len()
+    }
+}
+
+/// Locks a mutex, going on after a panic elsewhere: every critical section leaves the data
+/// consistent (a panicking request changes nothing half-way).
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Session ids: 128 bits from the standard library's randomly keyed hasher (keyed from
+/// the operating system's entropy once per process), over a counter and the clock. Ids
+/// only need to be unguessable and unique, not reproducible, so they do not come from the
+/// seeded RNG.
+struct IdSource {
+    keys: [RandomState; 2],
+    counter: AtomicU64,
+}
+
+impl IdSource {
+    fn new() -> IdSource {
+        IdSource {
+            keys: [RandomState::new(), RandomState::new()],
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    fn next(&self) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let nanos = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let half = |key: &RandomState| {
+            let mut hasher = key.build_hasher();
+            hasher.write_u64(n);
+            hasher.write_u128(nanos);
+            hasher.finish()
+        };
+        format!("{:016x}{:016x}", half(&self.keys[0]), half(&self.keys[1]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use zerosum_games::connect_four::ConnectFour;
+    use zerosum_games::tic_tac_toe::TicTacToe;
+
+    use super::*;
+
+    #[test]
+    fn undo_takes_back_the_persons_move_and_the_reply() {
+        let mut s = Session::new(TicTacToe::new(), Player::FIRST, 10);
+        assert!(s.undo().is_err(), "nothing to undo at the start");
+        s.play_human("b2").unwrap();
+        // The agent has not replied: undo takes back the person's move alone.
+        s.undo().unwrap();
+        assert_eq!(s.ply(), 0);
+        s.play_human("b2").unwrap();
+        s.push(0);
+        s.play_human("a1").unwrap();
+        s.push(2);
+        assert!(s.human_to_move());
+        s.undo().unwrap();
+        assert_eq!(s.ply(), 2);
+        assert!(s.human_to_move());
+    }
+
+    #[test]
+    fn undo_when_the_agent_moved_first() {
+        let mut s = Session::new(ConnectFour::new(), Player::SECOND, 10);
+        s.push(3);
+        assert_eq!(s.undo_target(), None, "only the agent has moved");
+        s.play_human("d").unwrap();
+        s.push(3);
+        s.undo().unwrap();
+        assert_eq!(s.ply(), 1);
+        assert!(s.human_to_move());
+    }
+
+    #[test]
+    fn moves_are_checked() {
+        let mut s = Session::new(TicTacToe::new(), Player::SECOND, 10);
+        assert_eq!(
+            s.play_human("b2").unwrap_err().status,
+            409,
+            "not the person's turn"
+        );
+        s.push(4);
+        assert_eq!(s.play_human("b2").unwrap_err().status, 400, "occupied");
+        assert_eq!(s.play_human("z9").unwrap_err().status, 400, "not notation");
+        s.thinking = true;
+        assert_eq!(s.play_human("a1").unwrap_err().status, 409);
+        assert_eq!(s.undo().unwrap_err().status, 409);
+    }
+
+    #[test]
+    fn the_table_makes_room_and_ids_are_unique() {
+        let table = SessionTable::new(2);
+        let a = table
+            .insert(Session::new(TicTacToe::new(), Player::FIRST, 1))
+            .unwrap();
+        // Distinct last-use times, so that the oldest is well defined.
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let b = table
+            .insert(Session::new(TicTacToe::new(), Player::FIRST, 1))
+            .unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 32);
+        let c = table
+            .insert(Session::new(TicTacToe::new(), Player::FIRST, 1))
+            .unwrap();
+        assert_eq!(table.len(), 2);
+        assert!(table.get(&a).is_err(), "the oldest made room");
+        assert!(table.get(&b).is_ok() && table.get(&c).is_ok());
+        table.remove(&b).unwrap();
+        assert_eq!(table.remove(&b).unwrap_err().status, 404);
+    }
+}

@@ -1,0 +1,175 @@
+//! The binary's protocol and record front ends in real sessions: a golden UCI transcript
+//! (`tests/data/uci/`), standard records from `arena --save`, and `export`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn zerosum(args: &[&str], stdin: &str, dir: &Path) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zerosum"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin.as_bytes())
+        .expect("the binary reads its input");
+    child.wait_with_output().expect("the binary ends")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zerosum-protocols-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// The transcript as compared: the version written as `VERSION`, and only the `info` line
+/// just before each `bestmove` kept (the ones a long search writes every second depend on
+/// the machine's speed).
+fn normalise(transcript: &str) -> String {
+    let lines: Vec<&str> = transcript.lines().collect();
+    let mut kept = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let progress = line.starts_with("info depth ")
+            && !lines
+                .get(i + 1)
+                .is_some_and(|next| next.starts_with("bestmove "));
+        if !progress {
+            kept.push(line.replace(env!("CARGO_PKG_VERSION"), "VERSION"));
+        }
+    }
+    kept.join("\n") + "\n"
+}
+
+/// `zerosum uci` (rollout MCTS, seed 1) answers `tests/data/uci/session.in` with
+/// `session.out`. Set `ZEROSUM_BLESS=1` to write the answer as the new golden file.
+#[test]
+fn uci_golden_transcript() {
+    let dir = scratch("uci");
+    let input = std::fs::read_to_string(data("uci/session.in")).unwrap();
+    let output = zerosum(&["uci", "--seed", "1"], &input, &dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let got = normalise(&String::from_utf8_lossy(&output.stdout));
+    let golden = data("uci/session.out");
+    if std::env::var_os("ZEROSUM_BLESS").is_some() {
+        std::fs::write(&golden, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&golden).unwrap();
+    assert_eq!(
+        got,
+        want,
+        "the transcript differs from {}",
+        golden.display()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn uci_refuses_games_other_than_chess() {
+    let dir = scratch("uci-game");
+    let output = zerosum(&["uci", "--game", "go"], "", &dir);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("uci plays chess only"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn arena_save_writes_sgf_and_export_writes_pgn() {
+    let dir = scratch("records");
+    // Go: the arena writes the JSON Lines file and an SGF collection beside it.
+    let output = zerosum(
+        &[
+            "arena", "random", "random", "--game", "go", "--games", "3", "--save", "go.jsonl",
+        ],
+        "",
+        &dir,
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let sgf = std::fs::read_to_string(dir.join("go.sgf")).unwrap();
+    assert_eq!(sgf.matches("(;FF[4]GM[1]").count(), 3, "{sgf}");
+    assert!(
+        sgf.contains("PB[random]PW[random]") && sgf.contains("RO[3]"),
+        "{sgf}"
+    );
+    // `export` writes the same games from the JSON Lines file.
+    let output = zerosum(&["export", "go.jsonl", "--out", "again.sgf"], "", &dir);
+    assert!(output.status.success());
+    let again = std::fs::read_to_string(dir.join("again.sgf")).unwrap();
+    let moves = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with(';'))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(moves(&again), moves(&sgf));
+
+    // Chess: 1. e4 e5 as self-play writes it. Both moves are action 12 * 73 + 1 (from the
+    // mover's e2, north by two), since actions are seen from the mover's side.
+    let record = r#"{"game":"chess:max_plies=512","players":["a","b"],"actions":[877,877],"moves":["e2e4","e7e5"],"result":"1/2-1/2","value_first":0.0}"#;
+    std::fs::write(dir.join("gen-0001.jsonl"), format!("{record}\n{record}\n")).unwrap();
+    let output = zerosum(&["export", "gen-0001.jsonl"], "", &dir);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("wrote 2 games to gen-0001.pgn"));
+    let pgn = std::fs::read_to_string(dir.join("gen-0001.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event \"zerosum gen-0001.jsonl\"]").count(), 2);
+    assert!(pgn.contains("\n\n1. e4 e5 *\n\n[Event"), "{pgn}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn export_names_the_file_and_line_of_bad_records() {
+    let dir = scratch("export-bad");
+    let good = r#"{"game":"go:size=5","players":["a","b"],"actions":[12],"moves":["C3"],"result":"1/2-1/2","value_first":0.0}"#;
+    let illegal = good.replace("[12]", "[12,12]");
+    let tictactoe = r#"{"game":"tictactoe","players":["a","b"],"actions":[4],"moves":["b2"],"result":"1/2-1/2","value_first":0.0}"#;
+    for (name, text, needle) in [
+        (
+            "garbled.jsonl",
+            format!("{good}\nnot json\n{good}\n"),
+            "garbled.jsonl line 2",
+        ),
+        (
+            "illegal.jsonl",
+            format!("{good}\n{illegal}\n"),
+            "illegal.jsonl line 2: illegal move C3",
+        ),
+        (
+            "ttt.jsonl",
+            format!("{tictactoe}\n"),
+            "ttt.jsonl line 1: tictactoe has no standard record format",
+        ),
+        ("empty.jsonl", String::new(), "empty.jsonl: no games"),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+        let output = zerosum(&["export", name], "", &dir);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{name}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{stderr}");
+        assert!(lines[0].contains(needle), "{name}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,199 @@
+//! `report`, `ladder` and `replay` on a tiny real tic-tac-toe run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Runs the binary in `dir` with stdin closed (as from a pipe or CI).
+fn zerosum(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zerosum"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary starts")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zerosum-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn succeed(args: &[&str], dir: &Path) -> String {
+    let output = zerosum(args, dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{args:?} failed: {stderr}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn ladder_lines(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("run/metrics.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["event"] == "ladder")
+        .collect()
+}
+
+#[test]
+fn report_ladder_and_replay_on_a_tiny_run() {
+    let dir = scratch("report");
+    succeed(
+        &[
+            "train",
+            "--game",
+            "tictactoe",
+            "--run",
+            "run",
+            "--set",
+            "generations=2",
+            "--set",
+            "self_play.games_per_generation=16",
+            "--set",
+            "arena.every=1",
+            "--set",
+            "arena.games=4",
+        ],
+        &dir,
+    );
+
+    // The report: seven plots as PNG and SVG, and a page that needs nothing else.
+    let stdout = succeed(&["report", "run"], &dir);
+    assert!(stdout.contains("index.html"), "{stdout}");
+    let report = dir.join("run/report");
+    for name in [
+        "losses",
+        "entropy",
+        "win_rates",
+        "elo",
+        "speed",
+        "game_lengths",
+        "replay_window",
+    ] {
+        let png = std::fs::read(report.join(format!("{name}.png"))).unwrap();
+        assert!(
+            png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 5_000,
+            "{name}.png"
+        );
+        let svg = std::fs::read_to_string(report.join(format!("{name}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg") && svg.len() > 5_000, "{name}.svg");
+        assert!(!svg.contains("no data yet"), "{name}.svg has no data");
+    }
+    let page = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "external references"
+    );
+    assert!(!page.contains(" src="), "the page loads nothing");
+    assert_eq!(page.matches("<svg").count(), 7);
+    assert!(page.contains("game tictactoe · generation 2"));
+    assert!(page.contains("Latest evaluation (generation 2)"));
+    assert!(!page.contains("Elo ladder"), "no ladder yet");
+
+    // The ladder: the same seed plays the same games and gives the same ratings.
+    let ladder = [
+        "ladder",
+        "run",
+        "--games",
+        "4",
+        "--anchors",
+        "random,mcts:16",
+        "--seed",
+        "3",
+    ];
+    let stdout = succeed(&ladder, &dir);
+    assert!(stdout.contains("generation 2: "), "{stdout}");
+    assert!(stdout.contains("Elo over random"), "{stdout}");
+    let first = ladder_lines(&dir);
+    // random, mcts:16, gen-0000 and gen-0002 (latest is generation 2 too).
+    let players: Vec<&str> = first
+        .iter()
+        .map(|v| v["player"].as_str().unwrap())
+        .collect();
+    assert_eq!(players, ["random", "mcts:16", "gen-0000", "gen-0002"]);
+    assert_eq!(first[0]["elo"], 0.0);
+    assert_eq!(first[3]["generation"], 2);
+    assert_eq!(first[3]["checkpoint"], "checkpoints/gen-0002");
+    for v in &first {
+        let (low, elo, high) = (
+            v["low"].as_f64().unwrap(),
+            v["elo"].as_f64().unwrap(),
+            v["high"].as_f64().unwrap(),
+        );
+        assert!(low <= elo && elo <= high, "{v}");
+    }
+    succeed(&ladder, &dir);
+    let both = ladder_lines(&dir);
+    assert_eq!(both.len(), 8);
+    for (a, b) in both[..4].iter().zip(&both[4..]) {
+        assert_eq!(
+            (a["player"].clone(), a["elo"].clone(), a["low"].clone()),
+            (b["player"].clone(), b["elo"].clone(), b["low"].clone())
+        );
+        assert_eq!(
+            (a["ladder"].as_u64(), b["ladder"].as_u64()),
+            (Some(1), Some(2))
+        );
+    }
+
+    // The report now plots the ladder, to another folder.
+    let stdout = succeed(&["report", "run", "--out", "elsewhere"], &dir);
+    assert!(stdout.contains("Elo over random"), "{stdout}");
+    let page = std::fs::read_to_string(dir.join("elsewhere/index.html")).unwrap();
+    assert!(page.contains("Elo ladder") && page.contains("gen-0002"));
+    assert!(page.contains("Elo rating per generation (ladder)"));
+    assert!(page.contains("Elo over random"));
+
+    // Replay with stdin closed prints every position of the game and exits.
+    let stdout = succeed(
+        &["replay", "run/games/gen-0001.jsonl", "--game-index", "3"],
+        &dir,
+    );
+    assert!(
+        stdout.contains("line 4 (game index 3 of 16 games): tictactoe"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("ply 0/") && stdout.contains("the end, result"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("search value") && stdout.contains("policy "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  a b c"), "the board is drawn: {stdout}");
+
+    // Bad input: one line naming the file (and line).
+    std::fs::write(dir.join("bad.jsonl"), "{\"game\":\"tictactoe\"}\n").unwrap();
+    for (args, needle) in [
+        (
+            vec!["replay", "bad.jsonl"],
+            "bad record in bad.jsonl line 1",
+        ),
+        (vec!["replay", "missing.jsonl"], "missing.jsonl"),
+        (
+            vec!["replay", "run/games/gen-0001.jsonl", "--game-index", "16"],
+            "out of range",
+        ),
+        (vec!["report", "nowhere"], "not a run directory"),
+        (
+            vec!["ladder", "run", "--anchors", "human"],
+            "an anchor must be",
+        ),
+    ] {
+        let output = zerosum(&args, &dir);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert!(
+            !output.status.success() && lines.len() == 1,
+            "{args:?}: {stderr}"
+        );
+        assert!(lines[0].contains(needle), "{args:?}: {stderr}");
+    }
+    assert!(
+        !dir.join("nowhere").exists(),
+        "report creates no run directory"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

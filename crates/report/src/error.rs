@@ -1,0 +1,25 @@
+//! Errors of the report crate.
+
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// What went wrong while writing a report.
+#[derive(Debug, Error)]
+pub enum ReportError {
+    /// A file or folder that could not be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A plot that plotters could not draw.
+    #[error("cannot draw the {chart} plot: {reason}")]
+    Draw {
+        /// The chart's name.
+        chart: String,
+        /// What plotters said.
+        reason: String,
+    },
+}
