@@ -52,13 +52,18 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // clap prints help and version to stdout and exits 0; real errors exit 2.
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            // Help and version go to stdout with exit 0; a usage error is one line and exit 2.
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("error: bad arguments");
+            eprintln!("{first} (see zerosum --help)");
+            return ExitCode::from(2);
         }
     };
     tracing_subscriber::fmt()

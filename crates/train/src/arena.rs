@@ -3,8 +3,9 @@
 use std::fmt;
 
 use rand::rngs::SmallRng;
+use rand::Rng;
 use serde::{Deserialize, Serialize};
-use zerosum_games::{Game, Player};
+use zerosum_games::{Action, Game, Player};
 
 use crate::error::TrainError;
 use crate::players::Agent;
@@ -126,11 +127,28 @@ pub fn play_game<G: Game>(
     players: [&mut dyn Agent<G>; 2],
     rng: &mut SmallRng,
 ) -> Result<GameRecord, TrainError> {
+    play_game_from(initial, &[], players, rng)
+}
+
+/// Plays one game from `initial` whose first moves are `opening` (legal moves, shown to
+/// both players as if played); `players[0]` moves first.
+pub fn play_game_from<G: Game>(
+    initial: &G,
+    opening: &[Action],
+    players: [&mut dyn Agent<G>; 2],
+    rng: &mut SmallRng,
+) -> Result<GameRecord, TrainError> {
     let [first, second] = players;
     first.reset();
     second.reset();
     let mut position = initial.clone();
     let mut actions = Vec::new();
+    for &action in opening {
+        first.observe(&position, action);
+        second.observe(&position, action);
+        position.apply(action);
+        actions.push(action);
+    }
     while !position.is_terminal() {
         let mover = if position.to_move() == Player::FIRST {
             &mut *first
@@ -168,6 +186,43 @@ pub fn play_match<G: Game>(
     b: &mut dyn Agent<G>,
     games: usize,
     rng: &mut SmallRng,
+    on_game: impl FnMut(&GameRecord, &MatchReport),
+) -> Result<MatchReport, TrainError> {
+    play_match_with_openings(initial, a, b, games, 0, rng, on_game)
+}
+
+/// `opening_plies` random moves that do not end the game (fewer if every try did).
+pub fn random_opening<G: Game>(
+    initial: &G,
+    opening_plies: usize,
+    rng: &mut SmallRng,
+) -> Vec<Action> {
+    for _ in 0..100 {
+        let mut position = initial.clone();
+        let mut opening = Vec::with_capacity(opening_plies);
+        while opening.len() < opening_plies && !position.is_terminal() {
+            let legal = position.legal_action_vec();
+            let action = legal[rng.random_range(0..legal.len())];
+            position.apply(action);
+            opening.push(action);
+        }
+        if !position.is_terminal() {
+            return opening;
+        }
+    }
+    Vec::new()
+}
+
+/// [`play_match`] where each pair of games starts from its own random opening of
+/// `opening_plies` moves, played once with each colour: deterministic players then still
+/// meet in varied positions, and neither gets the luckier opening.
+pub fn play_match_with_openings<G: Game>(
+    initial: &G,
+    a: &mut dyn Agent<G>,
+    b: &mut dyn Agent<G>,
+    games: usize,
+    opening_plies: usize,
+    rng: &mut SmallRng,
     mut on_game: impl FnMut(&GameRecord, &MatchReport),
 ) -> Result<MatchReport, TrainError> {
     let mut report = MatchReport {
@@ -175,12 +230,16 @@ pub fn play_match<G: Game>(
         opponent: b.name(),
         ..Default::default()
     };
+    let mut opening = Vec::new();
     for index in 0..games {
         let a_first = index % 2 == 0;
+        if a_first {
+            opening = random_opening(initial, opening_plies, rng);
+        }
         let record = if a_first {
-            play_game(initial, [&mut *a, &mut *b], rng)?
+            play_game_from(initial, &opening, [&mut *a, &mut *b], rng)?
         } else {
-            play_game(initial, [&mut *b, &mut *a], rng)?
+            play_game_from(initial, &opening, [&mut *b, &mut *a], rng)?
         };
         let value_for_a = if a_first {
             record.value_first
@@ -196,6 +255,37 @@ pub fn play_match<G: Game>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_opening_is_played_once_with_each_colour() {
+        use crate::players::{PerfectAgent, RandomAgent};
+        use rand::SeedableRng;
+        use zerosum_games::tic_tac_toe::TicTacToe;
+        let mut rng = SmallRng::seed_from_u64(2);
+        let (mut a, mut b) = (RandomAgent, PerfectAgent::new(10_000));
+        let mut records = Vec::new();
+        play_match_with_openings(&TicTacToe::new(), &mut a, &mut b, 6, 2, &mut rng, |r, _| {
+            records.push(r.clone())
+        })
+        .unwrap();
+        for pair in records.chunks(2) {
+            assert_eq!(
+                pair[0].actions[..2],
+                pair[1].actions[..2],
+                "a pair shares its opening"
+            );
+            assert_eq!(
+                pair[0].players[0], pair[1].players[1],
+                "colours swap within a pair"
+            );
+        }
+        assert!(
+            records
+                .windows(3)
+                .any(|w| w[0].actions[..2] != w[2].actions[..2]),
+            "openings vary"
+        );
+    }
 
     #[test]
     fn scores_and_elo() {

@@ -10,7 +10,7 @@ use serde::Serialize;
 use zerosum_games::Game;
 use zerosum_nn::{parse_device, Model, NetEvaluator};
 
-use crate::arena::{elo_of_score, play_match, MatchReport};
+use crate::arena::{elo_of_score, play_match_with_openings, MatchReport};
 use crate::config::RunConfig;
 use crate::error::TrainError;
 use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
@@ -41,6 +41,10 @@ pub struct CompareSettings {
     pub references: Vec<String>,
     /// Games between each pair of contenders.
     pub pair_games: usize,
+    /// Random opening moves of each pair of measuring games (one game with each colour).
+    pub opening_plies: usize,
+    /// Measure runs already in `out` instead of training them again.
+    pub reuse: bool,
     /// Simulations per move of every contender in the measuring games.
     pub sims: usize,
     /// Contenders trained at once (each with `torch_threads = 2 / jobs`): 1 trains them one
@@ -90,7 +94,9 @@ pub fn compare<G: Game>(
         })
         .collect();
     for (name, _, dir) in &prepared {
-        if dir.join("config.toml").exists() {
+        if settings.reuse {
+            zerosum_nn::checkpoint_base(&dir.join("checkpoints/latest"))?;
+        } else if dir.join("config.toml").exists() {
             return Err(TrainError::RunDir {
                 path: dir.clone(),
                 reason: format!("already holds a run; {name} would not start from zero"),
@@ -106,7 +112,12 @@ pub fn compare<G: Game>(
                 summary.generation, summary.steps, summary.seconds
             ))
         };
-    for chunk in prepared.chunks(settings.jobs.max(1)) {
+    let to_train = if settings.reuse {
+        &prepared[..0]
+    } else {
+        &prepared[..]
+    };
+    for chunk in to_train.chunks(settings.jobs.max(1)) {
         let results: Vec<Result<String, TrainError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = chunk
                 .iter()
@@ -153,11 +164,12 @@ pub fn compare<G: Game>(
                 device,
                 settings.seed ^ 77,
             )?;
-            let report = play_match(
+            let report = play_match_with_openings(
                 initial,
                 &mut me,
                 reference.as_mut(),
                 settings.reference_games,
+                settings.opening_plies,
                 &mut rng,
                 |_, _| {},
             )?;
@@ -179,11 +191,12 @@ pub fn compare<G: Game>(
     for i in 0..prepared.len() {
         for j in i + 1..prepared.len() {
             let (mut a, mut b) = (agent(&prepared[i])?, agent(&prepared[j])?);
-            let report = play_match(
+            let report = play_match_with_openings(
                 initial,
                 &mut a,
                 &mut b,
                 settings.pair_games,
+                settings.opening_plies,
                 &mut rng,
                 |_, _| {},
             )?;

@@ -101,6 +101,9 @@ pub struct ArenaConfig {
     pub previous: bool,
     /// Simulations per move for the checkpoint's search in evaluation games.
     pub num_simulations: usize,
+    /// Random moves that open each pair of games (played once with each colour), so that
+    /// deterministic players meet in varied positions; 0 = every game from the start.
+    pub opening_plies: usize,
 }
 
 impl Default for ArenaConfig {
@@ -111,6 +114,7 @@ impl Default for ArenaConfig {
             baselines: vec!["mcts:100".to_string()],
             previous: true,
             num_simulations: 100,
+            opening_plies: 0,
         }
     }
 }
@@ -227,6 +231,19 @@ impl RunConfig {
         if self.replay.window_positions == 0 {
             errors.push("replay.window_positions must be at least 1".to_string());
         }
+        if self.arena.num_simulations == 0 {
+            errors.push("arena.num_simulations must be at least 1".to_string());
+        }
+        if self.model.family == zerosum_nn::Family::Mlp && self.learner.batch_size < 2 {
+            errors.push(
+                "learner.batch_size must be at least 2 (batch norm needs two samples)".to_string(),
+            );
+        }
+        if self.search.forced_playouts_k > 0.0
+            && self.search.algorithm == zerosum_search::Algorithm::Gumbel
+        {
+            errors.push("search.forced_playouts_k applies to the puct algorithm only; set it to 0 with gumbel".to_string());
+        }
         if self.generations == 0 {
             errors.push("generations must be at least 1".to_string());
         }
@@ -244,6 +261,31 @@ impl RunConfig {
         }
         (errors, warnings)
     }
+}
+
+/// Independent random streams of a run, each seeded by [`derive_seed`].
+pub mod stream {
+    /// Self-play and learning of one generation.
+    pub const GENERATION: u64 = 1;
+    /// Evaluation matches.
+    pub const EVALUATE: u64 = 2;
+    /// Gating matches.
+    pub const GATE: u64 = 3;
+    /// Baseline players (rollouts).
+    pub const BASELINE: u64 = 4;
+    /// Measuring games of `compare`.
+    pub const COMPARE: u64 = 5;
+}
+
+/// The seed of stream `stream`, item `index`, of a run seeded `seed` (SplitMix64 over the
+/// three): one place derives every seed, so no two streams share one by accident.
+pub fn derive_seed(seed: u64, stream: u64, index: u64) -> u64 {
+    let mut z = seed
+        .wrapping_add(stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_add(index.wrapping_mul(0xD1B5_4A32_D192_ED03));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 fn one_line(text: &str) -> String {

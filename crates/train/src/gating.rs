@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use zerosum_games::Game;
 use zerosum_nn::{Model, NetEvaluator};
 
-use crate::arena::{play_match, MatchReport};
-use crate::config::RunConfig;
+use crate::arena::{play_match_with_openings, MatchReport};
+use crate::config::{derive_seed, stream, RunConfig};
 use crate::error::TrainError;
 use crate::players::MctsAgent;
 
@@ -66,7 +66,7 @@ impl Gate {
         generation: u64,
     ) -> Result<GateReport, TrainError> {
         let gating = &config.gating;
-        let mut rng = SmallRng::seed_from_u64(config.seed ^ 0x6A7E ^ generation);
+        let mut rng = SmallRng::seed_from_u64(derive_seed(config.seed, stream::GATE, generation));
         let agent = |model: &Model, name: &str| -> Result<MctsAgent<G>, TrainError> {
             Ok(MctsAgent::new(
                 name.to_string(),
@@ -84,11 +84,12 @@ impl Gate {
         }
         let mut matches = Vec::new();
         for opponent in &mut opponents {
-            matches.push(play_match(
+            matches.push(play_match_with_openings(
                 initial,
                 &mut me,
                 opponent,
                 gating.games,
+                config.arena.opening_plies,
                 &mut rng,
                 |_, _| {},
             )?);

@@ -40,7 +40,7 @@ pub mod run;
 pub mod self_play;
 pub mod store;
 
-pub use arena::{play_game, play_match, MatchReport};
+pub use arena::{play_game, play_match, play_match_with_openings, MatchReport};
 pub use config::{ArenaConfig, ReplayConfig, RunConfig, SelfPlayConfig};
 pub use error::TrainError;
 pub use history::RunHistory;

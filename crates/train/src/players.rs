@@ -180,6 +180,8 @@ impl<G: Game> MctsAgent<G> {
         num_simulations: usize,
     ) -> Self {
         let cache = EvalCache::new(config.cache_capacity);
+        // A search of no simulations would leave nothing to choose from.
+        let num_simulations = num_simulations.max(1);
         MctsAgent {
             name,
             evaluator,
@@ -259,10 +261,13 @@ pub fn build_agent<G: Game>(
     Ok(match spec {
         PlayerSpec::Random => Box::new(RandomAgent),
         PlayerSpec::Perfect => Box::new(PerfectAgent::new(2_000_000)),
+        // `mcts:N` is one fixed player whatever the run's settings, so that results against
+        // it compare across runs and recipes: PUCT with the default constants and the
+        // solver, uniform priors, one random rollout per leaf.
         PlayerSpec::Mcts { sims } => Box::new(MctsAgent::new(
             format!("mcts:{sims}"),
             Box::new(RolloutEvaluator::new(seed, 1)),
-            search.clone(),
+            SearchConfig::default(),
             *sims,
         )),
         PlayerSpec::Checkpoint { path, sims } => {

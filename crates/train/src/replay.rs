@@ -47,7 +47,7 @@ pub fn samples_from_record<G: Game>(
 ) -> Vec<Sample> {
     let mut position = initial.clone();
     let mut samples: Vec<Sample> = Vec::with_capacity(record.stats.len());
-    let mut movers: Vec<Player> = Vec::with_capacity(record.stats.len());
+    let mut movers: Vec<(usize, Player)> = Vec::with_capacity(record.stats.len());
     let length = record.actions.len().max(1) as f64;
     for (ply, (&action, stats)) in record.actions.iter().zip(&record.stats).enumerate() {
         let Some(stats) = stats else {
@@ -60,8 +60,12 @@ pub fn samples_from_record<G: Game>(
         let z = value_for(record.value_first, Player::FIRST, mover) as f64;
         let k = q_mix * ply as f64 / length;
         let value = (k * stats.value as f64 + (1.0 - k) * z) as f32;
-        if let (Some(previous), Some(&previous_mover)) = (samples.last_mut(), movers.last()) {
-            if previous_mover != mover && previous.reply.is_none() {
+        // The reply target is the very next move's, when the opponent made it and it was
+        // recorded (moves in between, fast or random, break the link).
+        if let (Some(previous), Some(&(previous_ply, previous_mover))) =
+            (samples.last_mut(), movers.last())
+        {
+            if previous_ply + 1 == ply && previous_mover != mover {
                 previous.reply = Some(stats.policy.clone());
             }
         }
@@ -75,7 +79,7 @@ pub fn samples_from_record<G: Game>(
             count: 1,
             generation,
         });
-        movers.push(mover);
+        movers.push((ply, mover));
         position.apply(action);
     }
     samples
@@ -205,6 +209,9 @@ impl ReplayBuffer {
     /// weighted down); with `curriculum`, ordered oldest first so that a learning phase
     /// goes through the older data before the newer.
     pub fn draw_indices(&self, count: usize, curriculum: bool, rng: &mut impl Rng) -> Vec<usize> {
+        if count == 0 {
+            return Vec::new();
+        }
         let total = *self
             .cumulative
             .last()

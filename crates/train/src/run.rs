@@ -5,14 +5,14 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use serde_json::json;
 use tracing::info_span;
 use zerosum_games::Game;
 use zerosum_nn::{parse_device, Learner, Losses, Model, NetEvaluator};
 
-use crate::arena::{play_match, MatchReport};
-use crate::config::RunConfig;
+use crate::arena::{play_match_with_openings, MatchReport};
+use crate::config::{derive_seed, stream, RunConfig};
 use crate::error::TrainError;
 use crate::gating::Gate;
 use crate::metrics::{event_line, EvalReport, LearnerReport, SelfPlayReport};
@@ -52,6 +52,28 @@ pub struct RunSummary {
     pub seconds: f64,
     /// The last evaluation, if any.
     pub last_eval: Option<EvalReport>,
+}
+
+fn checkpoint_name(generation: u64) -> String {
+    format!("checkpoints/gen-{generation:04}")
+}
+
+/// The newest generation with a complete numbered checkpoint (weights and sidecar).
+fn newest_checkpoint(store: &dyn RunStore) -> Result<Option<u64>, TrainError> {
+    let mut newest = None;
+    for name in store.list("checkpoints")? {
+        let Some(generation) = name
+            .strip_prefix("gen-")
+            .and_then(|rest| rest.strip_suffix(".json"))
+            .and_then(|number| number.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if zerosum_nn::checkpoint_base(&store.local_path(&checkpoint_name(generation))).is_ok() {
+            newest = newest.max(Some(generation));
+        }
+    }
+    Ok(newest)
 }
 
 fn games_file(generation: u64) -> String {
@@ -103,8 +125,15 @@ pub fn train<G: Game>(
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     store.write_atomic("config.toml", &config.to_toml())?;
     let latest = store.local_path("checkpoints/latest");
-    let model = if zerosum_nn::checkpoint_base(&latest).is_ok() {
-        Model::load(&latest, &initial.name(), device)?
+    // Resume from the newest complete numbered checkpoint: each is written under a fresh
+    // name, weights then sidecar, so a crash mid-write leaves an incomplete pair that is
+    // skipped (`latest` is a copy for people and tools).
+    let model = if let Some(generation) = newest_checkpoint(store)? {
+        Model::load(
+            &store.local_path(&checkpoint_name(generation)),
+            &initial.name(),
+            device,
+        )?
     } else {
         let mut model = Model::new(
             &initial.name(),
@@ -151,12 +180,23 @@ pub fn train<G: Game>(
     let mut previous: Option<Model> = Some(learner.model().try_clone()?);
     // With gating, self-play uses the best network so far, kept in checkpoints/best.
     let best_path = store.local_path("checkpoints/best");
+    let second_path = store.local_path("checkpoints/second");
     let mut gate = if config.gating.enabled {
         let best = match zerosum_nn::checkpoint_base(&best_path) {
             Ok(_) => Model::load(&best_path, &initial.name(), device)?,
-            Err(_) => learner.model().try_clone()?,
+            // A new run (or gating switched on now): the current network is the best so far,
+            // kept on disk at once so that a resume never mistakes a rejected one for it.
+            Err(_) => {
+                let best = learner.model().try_clone()?;
+                best.save(&best_path)?;
+                best
+            }
         };
-        Some(Gate { best, second: None })
+        let second = match zerosum_nn::checkpoint_base(&second_path) {
+            Ok(_) => Some(Model::load(&second_path, &initial.name(), device)?),
+            Err(_) => None,
+        };
+        Some(Gate { best, second })
     } else {
         None
     };
@@ -168,12 +208,17 @@ pub fn train<G: Game>(
             break;
         }
         generation += 1;
-        let mut rng =
-            SmallRng::seed_from_u64(config.seed ^ generation.wrapping_mul(0x9E37_79B9_7F4A_7C15));
 
         // Self-play, keeping the games of this generation that an interrupted session finished.
         let span = info_span!("self_play", generation).entered();
         let mut records = read_records(store, generation)?;
+        // The games already kept are part of the seed: a resumed generation must not replay
+        // the very games it already has.
+        let mut rng = SmallRng::seed_from_u64(derive_seed(
+            config.seed,
+            stream::GENERATION,
+            generation | ((records.len() as u64) << 32),
+        ));
         let needed = config
             .self_play
             .games_per_generation
@@ -185,23 +230,15 @@ pub fn train<G: Game>(
         );
         progress.advance(records.len() as u64);
         let generator = gate.as_ref().map_or(learner.model(), |g| &g.best);
-        let counters = run_self_play(
-            initial,
-            config,
-            generator,
-            needed,
-            generation,
-            &mut rng,
-            |record| {
-                store.append_line(
-                    &games_file(generation),
-                    &serde_json::to_string(&record).expect("records serialise"),
-                )?;
-                records.push(record);
-                progress.advance(1);
-                Ok(())
-            },
-        )?;
+        let counters = run_self_play(initial, config, generator, needed, &mut rng, |record| {
+            store.append_line(
+                &games_file(generation),
+                &serde_json::to_string(&record).expect("records serialise"),
+            )?;
+            records.push(record);
+            progress.advance(1);
+            Ok(())
+        })?;
         let report = self_play_report(&records, &counters);
         progress.finish(&format!(
             "{} games, {:.1} plies/game, {:.0} positions/s, {:.0} evals/s",
@@ -224,10 +261,14 @@ pub fn train<G: Game>(
             .collect();
         buffer.add_generation(generation, samples);
         let learn_start = Instant::now();
-        let steps = ((config.learner.epochs * buffer.len() as f64)
-            / config.learner.batch_size as f64)
-            .ceil()
-            .max(1.0) as u64;
+        // Nothing to learn from when no position was recorded (every move fast, say).
+        let steps = if buffer.is_empty() {
+            0
+        } else {
+            ((config.learner.epochs * buffer.len() as f64) / config.learner.batch_size as f64)
+                .ceil()
+                .max(1.0) as u64
+        };
         progress.start(generation, "learn", steps);
         let mut all = Vec::with_capacity(steps as usize);
         // All of the phase's samples are drawn up front, so that the curriculum can order
@@ -243,7 +284,7 @@ pub fn train<G: Game>(
             all.push(learner.train_step(&batch));
             progress.advance(1);
         }
-        let tail = (steps as usize / 10).max(1);
+        let tail = (all.len() / 10).max(1).min(all.len());
         let learn_report = LearnerReport {
             steps,
             total_steps: learner.step(),
@@ -270,20 +311,29 @@ pub fn train<G: Game>(
         // Checkpoint: numbered first, latest last, so latest never points past what exists.
         let step_now = learner.step();
         learner.model_mut().set_progress(step_now, generation);
-        let keep = config.keep_checkpoint_every > 0
-            && (generation as usize).is_multiple_of(config.keep_checkpoint_every);
-        if keep || generation as usize == config.generations {
-            learner
-                .model()
-                .save(&store.local_path(&format!("checkpoints/gen-{generation:04}")))?;
-        }
+        // Every generation is written under its own name first (the resume point), then as
+        // latest; the previous one goes unless it is one of the kept every-k-th.
+        learner
+            .model()
+            .save(&store.local_path(&checkpoint_name(generation)))?;
         learner.model().save(&latest)?;
+        let previous_generation = generation - 1;
+        let keep_previous = previous_generation == 0
+            || (config.keep_checkpoint_every > 0
+                && (previous_generation as usize).is_multiple_of(config.keep_checkpoint_every));
+        if !keep_previous {
+            store.remove_checkpoint(&checkpoint_name(previous_generation))?;
+        }
 
         if let Some(gate) = &mut gate {
             let games = config.gating.games * if config.gating.best_two { 2 } else { 1 };
             progress.start(generation, "gate", games as u64);
             let report = gate.decide(initial, config, learner.model(), generation)?;
             if report.promoted {
+                // Second first: after a crash between the two, best is still the old best.
+                if let Some(second) = &gate.second {
+                    second.save(&second_path)?;
+                }
                 gate.best.save(&best_path)?;
             }
             progress.finish(&format!(
@@ -403,7 +453,6 @@ fn run_self_play<G: Game>(
     config: &RunConfig,
     model: &Model,
     games: usize,
-    generation: u64,
     rng: &mut SmallRng,
     mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
 ) -> Result<SelfPlayCounters, TrainError> {
@@ -411,6 +460,7 @@ fn run_self_play<G: Game>(
         return Ok(SelfPlayCounters::default());
     }
     let threads = config.self_play.threads.min(games).max(1);
+    let base_seed: u64 = rng.random();
     if threads == 1 {
         let mut evaluator = NetEvaluator::new(model.try_clone()?, initial);
         let mut failure = None;
@@ -440,9 +490,7 @@ fn run_self_play<G: Game>(
             .map(|(worker, model)| {
                 let sender = sender.clone();
                 let share = games / threads + usize::from(worker < games % threads);
-                let seed = config.seed
-                    ^ generation.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                    ^ ((worker as u64 + 1) << 48);
+                let seed = derive_seed(base_seed, stream::GENERATION, worker as u64 + 1);
                 scope.spawn(move || {
                     let mut rng = SmallRng::seed_from_u64(seed);
                     let mut evaluator = NetEvaluator::new(model, initial);
@@ -487,7 +535,7 @@ fn evaluate<G: Game>(
     progress: &mut dyn Progress,
 ) -> Result<EvalReport, TrainError> {
     let start = Instant::now();
-    let mut rng = SmallRng::seed_from_u64(config.seed ^ 0xE7A1 ^ generation);
+    let mut rng = SmallRng::seed_from_u64(derive_seed(config.seed, stream::EVALUATE, generation));
     let sims = config.arena.num_simulations;
     let agent = |model: &Model, name: String| -> Result<MctsAgent<G>, TrainError> {
         Ok(MctsAgent::new(
@@ -506,7 +554,7 @@ fn evaluate<G: Game>(
             &config.search,
             sims,
             device,
-            config.seed ^ generation,
+            derive_seed(config.seed, stream::BASELINE, generation),
         )?);
     }
     if config.arena.previous {
@@ -525,11 +573,12 @@ fn evaluate<G: Game>(
         (opponents.len() * config.arena.games) as u64,
     );
     for opponent in &mut opponents {
-        let report: MatchReport = play_match(
+        let report: MatchReport = play_match_with_openings(
             initial,
             &mut me,
             opponent.as_mut(),
             config.arena.games,
+            config.arena.opening_plies,
             &mut rng,
             |_, _| progress.advance(1),
         )?;
@@ -551,4 +600,34 @@ fn evaluate<G: Game>(
         matches,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::LocalStore;
+
+    /// Regression: `latest` is two files renamed one after the other; a crash between the
+    /// renames left weights and sidecar of different generations. Resuming now starts from
+    /// the newest numbered checkpoint whose pair is complete.
+    #[test]
+    fn resume_skips_a_checkpoint_whose_sidecar_never_landed() {
+        let dir = std::env::temp_dir().join(format!("zerosum-newest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = LocalStore::open(&dir).unwrap();
+        for (name, contents) in [
+            ("checkpoints/gen-0000.json", "{}"),
+            ("checkpoints/gen-0000.safetensors", "w"),
+            ("checkpoints/gen-0004.json", "{}"),
+            ("checkpoints/gen-0004.safetensors", "w"),
+            ("checkpoints/gen-0005.safetensors", "w"),
+            ("checkpoints/latest.json", "{}"),
+        ] {
+            std::fs::write(store.local_path(name), contents).unwrap();
+        }
+        assert_eq!(newest_checkpoint(&store).unwrap(), Some(4));
+        store.remove_checkpoint("checkpoints/gen-0004").unwrap();
+        assert_eq!(newest_checkpoint(&store).unwrap(), Some(0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

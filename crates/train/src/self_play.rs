@@ -55,6 +55,10 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Counting<'_, E> {
         self.positions += positions.len() as u64;
         self.inner.evaluate(positions, logits, values)
     }
+
+    fn is_deterministic(&self) -> bool {
+        self.inner.is_deterministic()
+    }
 }
 
 struct Slot {

@@ -33,6 +33,8 @@ pub trait RunStore {
     /// The names of the files in folder `dir` (`checkpoints`), sorted; none if it does
     /// not exist.
     fn list(&self, dir: &str) -> Result<Vec<String>, TrainError>;
+    /// Removes a checkpoint's weights and sidecar (`checkpoints/gen-0003`), if present.
+    fn remove_checkpoint(&self, base: &str) -> Result<(), TrainError>;
 }
 
 /// A run directory on the local disk.
@@ -142,6 +144,19 @@ impl RunStore for LocalStore {
 
     fn local_path(&self, name: &str) -> PathBuf {
         self.root.join(name)
+    }
+
+    fn remove_checkpoint(&self, base: &str) -> Result<(), TrainError> {
+        // Sidecar first: a weights file without its sidecar is never taken for a checkpoint.
+        for ext in ["json", "safetensors"] {
+            let path = self.root.join(format!("{base}.{ext}"));
+            match fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_error(&path)(e)),
+            }
+        }
+        Ok(())
     }
 
     fn list(&self, dir: &str) -> Result<Vec<String>, TrainError> {

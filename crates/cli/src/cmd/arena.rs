@@ -5,7 +5,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::{with_game, Game, RecordTags};
 use zerosum_nn::parse_device;
-use zerosum_train::{build_agent, play_match, Agent, PlayerSpec, RunConfig};
+use zerosum_train::{build_agent, play_match_with_openings, Agent, PlayerSpec, RunConfig};
 
 use super::common::GameArgs;
 use crate::human::HumanAgent;
@@ -22,12 +22,16 @@ pub struct Args {
     #[arg(long, default_value_t = 100)]
     pub games: usize,
     /// Simulations per move for checkpoint players that give none
-    #[arg(long)]
+    #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
     /// Write every game as a JSON line to this file, and in the game's standard format
     /// (SGF for Go, PGN for chess) next to it: FILE with the extension .sgf or .pgn
     #[arg(long)]
     pub save: Option<std::path::PathBuf>,
+    /// Random opening moves of each pair of games, played once with each colour (gives
+    /// deterministic players varied games)
+    #[arg(long, default_value_t = 0)]
+    pub opening_plies: usize,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -73,7 +77,10 @@ fn arena<G: Game>(
     let mut player_b = agent(b, initial, config, sims, config.seed.wrapping_mul(31) ^ 2)?;
     let mut rng = SmallRng::seed_from_u64(config.seed);
     let mut save = match &args.save {
-        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot write {}", path.display()))?,
+        )),
         None => None,
     };
     // The same games in the standard format, where the game has one.
@@ -94,11 +101,12 @@ fn arena<G: Game>(
     let mut round = 0;
     let bar = indicatif::ProgressBar::new(args.games as u64);
     let mut write_error = None;
-    let report = play_match(
+    let report = play_match_with_openings(
         initial,
         player_a.as_mut(),
         player_b.as_mut(),
         args.games,
+        args.opening_plies,
         &mut rng,
         |record, so_far| {
             bar.set_message(format!(

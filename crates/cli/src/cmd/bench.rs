@@ -71,6 +71,12 @@ fn bench<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
         config.model
     );
     println!("bare forward (observe + forward + copy out):");
+    if !(args.seconds.is_finite() && args.seconds > 0.0) {
+        anyhow::bail!("--seconds must be a positive number, got {}", args.seconds);
+    }
+    if let Some(bad) = args.batch_sizes.iter().find(|&&b| b == 0) {
+        anyhow::bail!("--batch-sizes must all be at least 1, got {bad}");
+    }
     let budget = Duration::from_secs_f64(args.seconds);
     let obs_len = initial.obs_len();
     let mut forward_rate = Vec::new();

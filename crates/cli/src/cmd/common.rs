@@ -72,6 +72,9 @@ impl GameArgs {
         overrides.extend(self.overrides.iter().cloned());
         let config = RunConfig::from_toml(&text, &overrides)?;
         let game = parse_game(&config.game)?;
+        if let Some(first) = config.validate().0.first() {
+            bail!("bad config: {first}");
+        }
         Ok((game, config))
     }
 }
@@ -117,3 +120,13 @@ pub fn agent_spec(
 
 /// Simulations per move of the rollout MCTS that stands in when no checkpoint is given.
 pub const DEFAULT_ROLLOUT_SIMS: usize = 1000;
+
+/// Parses a count that must be at least 1 (simulations, say).
+pub fn positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "expected a whole number of at least 1, got '{text}'"
+        )),
+    }
+}

@@ -32,11 +32,17 @@ pub struct Args {
     #[arg(long, default_value_t = 20)]
     pub pair_games: usize,
     /// Simulations per move of every recipe in the measuring games
-    #[arg(long, default_value_t = 96)]
+    #[arg(long, value_parser = super::common::positive, default_value_t = 96)]
     pub sims: usize,
     /// Recipes trained at once, sharing the cores (1: one after another)
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
+    /// Random opening moves of each pair of measuring games, one game with each colour
+    #[arg(long, default_value_t = 2)]
+    pub opening_plies: usize,
+    /// Measure the runs already in --out instead of training them
+    #[arg(long)]
+    pub reuse: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -71,6 +77,8 @@ pub fn run(args: Args) -> Result<()> {
         pair_games: args.pair_games,
         sims: args.sims,
         jobs: args.jobs.max(1),
+        opening_plies: args.opening_plies,
+        reuse: args.reuse,
     };
     let game = parse_game(&game_name)?;
     println!(

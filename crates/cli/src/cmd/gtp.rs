@@ -21,7 +21,7 @@ pub struct Args {
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     /// Simulations per generated move
-    #[arg(long)]
+    #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
 }
 

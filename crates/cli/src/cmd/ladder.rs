@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Simulations per move of the checkpoints' search (default: the run's arena.num_simulations)
-    #[arg(long)]
+    #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
 }
 

@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     /// Simulations per agent move
-    #[arg(long)]
+    #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
     /// Who moves first
     #[arg(long, value_enum, default_value = "human")]

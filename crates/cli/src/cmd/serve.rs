@@ -21,7 +21,7 @@ pub struct Args {
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     /// Simulations per agent move until the page asks for another count
-    #[arg(long)]
+    #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
     /// The port on 127.0.0.1 (the server listens on the loopback only); 0 picks a free one
     #[arg(long, default_value_t = 8080)]

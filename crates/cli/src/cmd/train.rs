@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use zerosum_games::registry::parse_game;
 use zerosum_games::with_game;
 use zerosum_train::{train, LocalStore, RunConfig, RunStore};
@@ -23,25 +23,36 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (game, mut config) = match (&args.run, args.resume) {
-        (Some(dir), true) if dir.join("config.toml").exists() => {
-            // The run's own config, with any --set overrides on top.
-            let text = std::fs::read_to_string(dir.join("config.toml"))?;
-            let config = RunConfig::from_toml(&text, &args.game.overrides)?;
-            (parse_game(&config.game)?, config)
+    // The run directory first: a run that exists continues with its own config (and any
+    // --set on top), however the directory was named.
+    let (dir, resolved) = match &args.run {
+        Some(dir) => (dir.clone(), None),
+        None => {
+            let (game, config) = args.game.resolve()?;
+            (
+                PathBuf::from("runs").join(game.short_name()),
+                Some((game, config)),
+            )
         }
-        _ => args.game.resolve()?,
     };
-    if let Some(seed) = args.game.seed {
-        config.seed = seed;
-    }
-    let dir = args
-        .run
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("runs").join(game.short_name()));
-    if dir.join("config.toml").exists() && !args.resume {
-        bail!("run directory {} already holds a run: pass --resume to continue it, or --run DIR for a new one", dir.display());
-    }
+    let existing = dir.join("config.toml");
+    let (game, config) = if existing.exists() {
+        if !args.resume {
+            bail!(
+                "run directory {} already holds a run: pass --resume to continue it, or --run DIR for a new one",
+                dir.display()
+            );
+        }
+        let text = std::fs::read_to_string(&existing)
+            .with_context(|| format!("cannot read {}", existing.display()))?;
+        let config = RunConfig::from_toml(&text, &args.game.overrides)?;
+        (parse_game(&config.game)?, config)
+    } else {
+        match resolved {
+            Some(resolved) => resolved,
+            None => args.game.resolve()?,
+        }
+    };
     let (errors, warnings) = config.validate();
     if let Some(first) = errors.first() {
         bail!("bad config: {first}");

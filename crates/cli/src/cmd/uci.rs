@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     /// Simulations per move of a `go` that names no limit (the Nodes option's default)
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, value_parser = super::common::positive, default_value_t = 400)]
     pub sims: usize,
 }
 

@@ -121,6 +121,9 @@ pub struct Go {
     outcome: Option<Outcome>,
     /// Zobrist hash of the stones alone, kept up to date by `apply`.
     board_hash: u64,
+    /// A hash of the set of boards seen so far (the sum of their mixed hashes), so that
+    /// `Game::hash` tells apart positions whose superko bans differ.
+    seen_hash: u64,
     /// The boards seen so far (positional superko) and the moves since the start.
     history: Arc<History>,
 }
@@ -167,6 +170,7 @@ impl Go {
             passed: false,
             outcome: None,
             board_hash: 0,
+            seen_hash: mix(0),
             history: Arc::new(History::new(start, Player::FIRST, 0)),
         })
     }
@@ -220,6 +224,7 @@ impl Go {
             passed: false,
             outcome: None,
             board_hash,
+            seen_hash: mix(board_hash),
             history: Arc::new(History::new(stones, to_move, board_hash)),
             ..*self
         })
@@ -304,6 +309,12 @@ impl Go {
     }
 }
 
+/// Spreads a board hash before it is summed into `seen_hash`.
+fn mix(hash: u64) -> u64 {
+    let z = (hash ^ (hash >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z ^ (z >> 29)
+}
+
 impl Default for Go {
     fn default() -> Go {
         Go::new()
@@ -384,6 +395,8 @@ impl Game for Go {
         } else {
             self.place(action);
             self.passed = false;
+            // Superko makes every new board one never seen before: the sum stays a set hash.
+            self.seen_hash = self.seen_hash.wrapping_add(mix(self.board_hash));
         }
         self.num_moves += 1;
         History::push(&mut self.history, action, self.board_hash);
@@ -468,7 +481,7 @@ impl Game for Go {
         if self.passed {
             hash ^= extra_key(1);
         }
-        hash
+        hash ^ self.seen_hash.rotate_left(23)
     }
 
     fn format_action(&self, action: Action) -> String {
