@@ -63,3 +63,11 @@ fi
 echo "browser-test: server at $url"
 
 timeout 300 node tests/browser/connect4.mjs "$url" docs/images/web-connect4.png
+
+# The training report of a short tic-tac-toe run opens cleanly in the browser too.
+run=$(mktemp -d)
+target/release/zerosum train --game tictactoe --run "$run/run" --set generations=4 \
+    --set arena.every=2 --set arena.games=4 >/dev/null
+target/release/zerosum report "$run/run" >/dev/null
+timeout 120 node tests/browser/report.mjs "$run/run/report/index.html"
+rm -rf "$run"
