@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
 use zerosum_games::Game;
-use zerosum_nn::{parse_device, Model, NetEvaluator};
+use zerosum_nn::{parse_device, Model};
 
 use crate::arena::{elo_of_score, play_match_with_openings, MatchReport};
 use crate::config::RunConfig;
@@ -139,9 +139,10 @@ pub fn compare<G: Game>(
     let agent =
         |(name, config, dir): &(String, RunConfig, PathBuf)| -> Result<MctsAgent<G>, TrainError> {
             let model = Model::load(&dir.join("checkpoints/latest"), &initial.name(), device)?;
-            Ok(MctsAgent::new(
+            Ok(MctsAgent::with_network(
                 name.clone(),
-                Box::new(NetEvaluator::new(model, initial)),
+                model,
+                initial,
                 config.search.clone(),
                 settings.sims,
             ))

@@ -6,7 +6,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use zerosum_games::Game;
-use zerosum_nn::{Model, NetEvaluator};
+use zerosum_nn::Model;
 
 use crate::arena::{play_match_with_openings, MatchReport};
 use crate::config::{derive_seed, stream, RunConfig};
@@ -68,9 +68,10 @@ impl Gate {
         let gating = &config.gating;
         let mut rng = SmallRng::seed_from_u64(derive_seed(config.seed, stream::GATE, generation));
         let agent = |model: &Model, name: &str| -> Result<MctsAgent<G>, TrainError> {
-            Ok(MctsAgent::new(
+            Ok(MctsAgent::with_network(
                 name.to_string(),
-                Box::new(NetEvaluator::new(model.try_clone()?, initial)),
+                model.try_clone()?,
+                initial,
                 config.search.clone(),
                 config.arena.num_simulations,
             ))

@@ -192,6 +192,22 @@ impl<G: Game> MctsAgent<G> {
         }
     }
 
+    /// An agent that searches with `model` as its evaluator.
+    pub fn with_network(
+        name: String,
+        model: Model,
+        game: &G,
+        config: SearchConfig,
+        num_simulations: usize,
+    ) -> Self {
+        MctsAgent::new(
+            name,
+            Box::new(NetEvaluator::new(model, game)),
+            config,
+            num_simulations,
+        )
+    }
+
     /// The tree of the last search, if any.
     pub fn tree(&self) -> Option<&Tree<G>> {
         self.tree.as_ref()

@@ -538,9 +538,10 @@ fn evaluate<G: Game>(
     let mut rng = SmallRng::seed_from_u64(derive_seed(config.seed, stream::EVALUATE, generation));
     let sims = config.arena.num_simulations;
     let agent = |model: &Model, name: String| -> Result<MctsAgent<G>, TrainError> {
-        Ok(MctsAgent::new(
+        Ok(MctsAgent::with_network(
             name,
-            Box::new(NetEvaluator::new(model.try_clone()?, initial)),
+            model.try_clone()?,
+            initial,
             config.search.clone(),
             sims,
         ))

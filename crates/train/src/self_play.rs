@@ -156,14 +156,16 @@ pub fn self_play<G: Game, E: Evaluator<G> + ?Sized>(
             tree.advance(action, search.keeps_subtree());
             if !tree.root_position().is_terminal() {
                 start_move(tree, slot, search, config, rng);
-            }
-            if !tree.root_position().is_terminal() {
                 index += 1;
                 continue;
             }
             counters.games += 1;
             counters.positions += slot.stats.iter().filter(|s| s.is_some()).count() as u64;
-            let finished = std::mem::replace(slot, new_game(initial, search, config, rng).1);
+            let finished = Slot {
+                actions: std::mem::take(&mut slot.actions),
+                stats: std::mem::take(&mut slot.stats),
+                ..*slot
+            };
             on_game(GameRecord::new(
                 initial,
                 ["self-play".to_string(), "self-play".to_string()],
