@@ -10,7 +10,7 @@
 // and the exit code is non-zero on any failure.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { chromium } from 'playwright-core';
+import { checker, collectProblems, launch, settle } from './harness.mjs';
 
 const url = process.argv[2];
 const screenshot = process.argv[3] || 'docs/images/web-connect4.png';
@@ -18,55 +18,19 @@ if (!url) {
   console.error('usage: node connect4.mjs URL [SCREENSHOT]');
   process.exit(2);
 }
-const TIMEOUT = 30_000;
 
-let passed = 0;
-let failed = 0;
-function check(ok, name, detail = '') {
-  if (ok) {
-    passed += 1;
-    console.log(`ok - ${name}`);
-  } else {
-    failed += 1;
-    console.log(`not ok - ${name}${detail ? `: ${detail}` : ''}`);
-  }
-  return ok;
-}
+const { check, finish } = checker();
 
 async function serverState(id) {
   const response = await fetch(new URL(`api/games/${id}`, url));
   return response.json();
 }
 
-// Waits until no request is in flight and the page's state satisfies `predicate`
-// (a function source, run in the page with `arg`).
-async function settle(page, predicate, arg) {
-  await page.waitForFunction(
-    ([source, a]) => {
-      const s = window.zerosum && window.zerosum.state;
-      // eslint-disable-next-line no-new-func
-      return s && !document.body.classList.contains('busy') && new Function('s', 'a', source)(s, a);
-    },
-    [predicate, arg],
-    { timeout: TIMEOUT },
-  );
-  return page.evaluate(() => window.zerosum.state);
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
+const browser = await launch();
 
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  const problems = collectProblems(page);
   const foreign = [];
   page.on('request', (r) => { if (!r.url().startsWith(url)) foreign.push(r.url()); });
 
@@ -151,5 +115,4 @@ try {
   await browser.close();
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

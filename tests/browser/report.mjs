@@ -3,7 +3,7 @@
 // its plots are there. Usage: node report.mjs PATH/TO/report/index.html
 // The last line is `N passed, N failed`; the exit code is non-zero on failure.
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { checker, collectProblems, launch } from './harness.mjs';
 
 const file = process.argv[2];
 if (!file) {
@@ -11,31 +11,12 @@ if (!file) {
   process.exit(2);
 }
 const url = pathToFileURL(file).href;
-let passed = 0;
-let failed = 0;
-function check(ok, name, detail = '') {
-  if (ok) {
-    passed += 1;
-    console.log(`ok - ${name}`);
-  } else {
-    failed += 1;
-    console.log(`not ok - ${name}${detail ? `: ${detail}` : ''}`);
-  }
-}
+const { check, finish } = checker();
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  ],
-});
+const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  const problems = collectProblems(page);
   page.on('request', (r) => { if (r.url() !== url && !r.url().startsWith('data:')) problems.push(`request: ${r.url()}`); });
   const response = await page.goto(url);
   check(response === null || response.ok(), 'the report page loads');
@@ -49,5 +30,4 @@ try {
 } finally {
   await browser.close();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

@@ -34,6 +34,8 @@ enum Command {
     Serve(cmd::serve::Args),
     /// Write plots and an HTML page of a run's training metrics (RUN/report/)
     Report(cmd::report::Args),
+    /// Score players' moves in exactly solved positions (connect four, tic-tac-toe)
+    Accuracy(cmd::accuracy::Args),
     /// Rate a run's checkpoints on one Elo scale against fixed anchors (random = 0)
     Ladder(cmd::ladder::Args),
     /// Step through a recorded game (JSON Lines) in the terminal
@@ -87,6 +89,7 @@ fn main() -> ExitCode {
         Command::CheckGame(args) => cmd::check_game::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Accuracy(args) => cmd::accuracy::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

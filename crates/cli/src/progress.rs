@@ -20,6 +20,18 @@ impl Bars {
     }
 }
 
+/// A bar for one long job of a command (`label` on the left), drawn on stderr.
+pub fn job_bar(total: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
+            .expect("the template is valid")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}
+
 impl Progress for Bars {
     fn start(&mut self, generation: u64, phase: &str, total: u64) {
         let bar = ProgressBar::new(total);

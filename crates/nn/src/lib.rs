@@ -45,6 +45,12 @@ pub fn cuda_available() -> bool {
     tch::Cuda::is_available()
 }
 
+/// Sets libtorch's intra-op thread count. Threads started afterwards take it up on their
+/// first tensor operation, which is how self-play workers each get their share of the cores.
+pub fn set_torch_threads(threads: usize) {
+    tch::set_num_threads(threads.max(1) as i32);
+}
+
 /// libtorch's intra-op thread count.
 pub fn torch_threads() -> usize {
     tch::get_num_threads().max(1) as usize

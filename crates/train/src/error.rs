@@ -57,6 +57,10 @@ pub enum TrainError {
         /// The anchor's name.
         anchor: String,
     },
+    /// A benchmark that cannot be built or read (a game too large to solve, a position
+    /// file that does not replay).
+    #[error("{0}")]
+    Benchmark(String),
     /// A player failed to produce a move (a human closed the input, say).
     #[error("player {player} stopped: {reason}")]
     PlayerStopped {

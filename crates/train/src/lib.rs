@@ -23,6 +23,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod accuracy;
 pub mod arena;
 pub mod compare;
 pub mod config;

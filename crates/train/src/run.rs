@@ -97,16 +97,29 @@ fn read_records(store: &dyn RunStore, generation: u64) -> Result<Vec<GameRecord>
 }
 
 /// Seconds of training recorded by earlier sessions of this run.
-fn previous_seconds(store: &dyn RunStore) -> Result<f64, TrainError> {
-    let mut seconds = 0.0;
+fn previous_sessions(store: &dyn RunStore) -> Result<PreviousSessions, TrainError> {
+    let mut previous = PreviousSessions::default();
     for line in store.read_lines("metrics.jsonl")? {
         if let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) {
             if value["event"] == "generation" {
-                seconds = value["train_seconds"].as_f64().unwrap_or(seconds);
+                previous.seconds = value["train_seconds"].as_f64().unwrap_or(previous.seconds);
+            }
+            if value["event"] == "self_play" {
+                let generation = value["generation"].as_u64().unwrap_or(0);
+                previous.self_play_logged = previous.self_play_logged.max(generation);
             }
         }
     }
-    Ok(seconds)
+    Ok(previous)
+}
+
+/// What metrics.jsonl says about the sessions before a resume.
+#[derive(Default)]
+struct PreviousSessions {
+    /// Training seconds so far.
+    seconds: f64,
+    /// The last generation whose self-play is logged (0 for none).
+    self_play_logged: u64,
 }
 
 /// Trains `initial`'s game with `config` in `store`, continuing from the latest checkpoint
@@ -176,7 +189,8 @@ pub fn train<G: Game>(
     }
 
     let session_start = Instant::now();
-    let earlier_seconds = previous_seconds(store)?;
+    let previous_sessions = previous_sessions(store)?;
+    let earlier_seconds = previous_sessions.seconds;
     let mut previous: Option<Model> = Some(learner.model().try_clone()?);
     // With gating, self-play uses the best network so far, kept in checkpoints/best.
     let best_path = store.local_path("checkpoints/best");
@@ -247,10 +261,15 @@ pub fn train<G: Game>(
             report.positions_per_second,
             report.evaluations_per_second
         ));
-        store.append_line(
-            "metrics.jsonl",
-            &event_line("self_play", generation, learner.step(), json!(report)),
-        )?;
+        // A session stopped after this self-play already logged it; playing nothing more
+        // now adds no event (a second one would count the generation twice in reports).
+        let logged_before = needed == 0 && generation <= previous_sessions.self_play_logged;
+        if !logged_before {
+            store.append_line(
+                "metrics.jsonl",
+                &event_line("self_play", generation, learner.step(), json!(report)),
+            )?;
+        }
         drop(span);
 
         // Learn.
@@ -482,8 +501,13 @@ fn run_self_play<G: Game>(
     let models = (0..threads)
         .map(|_| model.try_clone())
         .collect::<Result<Vec<_>, _>>()?;
+    // The learner's intra-op threads would oversubscribe the cores once per worker: each
+    // worker gets its share for this phase (measured on 2 cores: 2 workers x 1 thread play
+    // 1.5x the positions per second of 1 worker x 2 threads), and the learner gets them back.
+    let learner_threads = zerosum_nn::torch_threads();
+    zerosum_nn::set_torch_threads(learner_threads / threads);
     let (sender, receiver) = mpsc::channel::<GameRecord>();
-    std::thread::scope(|scope| {
+    let result = std::thread::scope(|scope| {
         let handles: Vec<_> = models
             .into_iter()
             .enumerate()
@@ -521,7 +545,9 @@ fn run_self_play<G: Game>(
             counters.merge(&handle.join().expect("self-play workers do not panic"));
         }
         failure.map_or(Ok(counters), Err)
-    })
+    });
+    zerosum_nn::set_torch_threads(learner_threads);
+    result
 }
 
 /// Plays the newest model against each baseline and the previous checkpoint.
@@ -629,6 +655,55 @@ mod tests {
         assert_eq!(newest_checkpoint(&store).unwrap(), Some(4));
         store.remove_checkpoint("checkpoints/gen-0004").unwrap();
         assert_eq!(newest_checkpoint(&store).unwrap(), Some(0));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Regression: a session stopped between a generation's self-play and its checkpoint
+    /// replayed no game on resume but logged the generation's self-play a second time.
+    #[test]
+    fn a_resumed_generation_with_all_its_games_logs_its_self_play_once() {
+        let dir = std::env::temp_dir().join(format!("zerosum-relog-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = LocalStore::open(&dir).unwrap();
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let config = RunConfig::from_toml(
+            r#"
+            game = "tictactoe"
+            generations = 1
+            [model]
+            family = "mlp"
+            hidden = 16
+            layers = 1
+            [search]
+            num_simulations = 4
+            [self_play]
+            games_per_generation = 4
+            batch_games = 4
+            [arena]
+            every = 0
+            "#,
+            &[],
+        )
+        .unwrap();
+        train(&game, &config, &store, &mut Silent).unwrap();
+        // As if the process had died after self-play and learning but before the checkpoint.
+        store.remove_checkpoint("checkpoints/gen-0001").unwrap();
+        let before = store.read_lines("games/gen-0001.jsonl").unwrap();
+        assert_eq!(before.len(), 4);
+        let summary = train(&game, &config, &store, &mut Silent).unwrap();
+        assert_eq!(summary.generation, 1);
+        assert_eq!(store.read_lines("games/gen-0001.jsonl").unwrap(), before);
+        let events = |name: &str| {
+            store
+                .read_lines("metrics.jsonl")
+                .unwrap()
+                .iter()
+                .filter(|l| l.contains(&format!("\"event\":\"{name}\"")))
+                .count()
+        };
+        assert_eq!(events("self_play"), 1);
+        // Learning did run again: the lost checkpoint's steps are retrained.
+        assert_eq!(events("learn"), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

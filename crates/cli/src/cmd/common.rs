@@ -102,19 +102,43 @@ pub fn resolve_with_checkpoint(
     args.resolve()
 }
 
-/// The player spec of the agent: the checkpoint with search, or rollout MCTS without one.
-pub fn agent_spec(
-    checkpoint: Option<&std::path::Path>,
-    sims: Option<usize>,
-) -> zerosum_train::PlayerSpec {
-    match checkpoint {
-        Some(path) => zerosum_train::PlayerSpec::Checkpoint {
-            path: path.to_path_buf(),
-            sims,
-        },
-        None => zerosum_train::PlayerSpec::Mcts {
-            sims: sims.unwrap_or(DEFAULT_ROLLOUT_SIMS),
-        },
+/// The agent a front end (play, gtp, serve) puts up: a checkpoint with search, or rollout
+/// MCTS without one, so that every front end works before any training.
+#[derive(clap::Args)]
+pub struct AgentArgs {
+    /// A trained checkpoint (runs/NAME/checkpoints/latest); without it, rollout MCTS plays
+    #[arg(long)]
+    pub checkpoint: Option<PathBuf>,
+    /// Simulations per agent move
+    #[arg(long, value_parser = positive)]
+    pub sims: Option<usize>,
+}
+
+impl AgentArgs {
+    /// The player spec of the agent.
+    pub fn spec(&self) -> zerosum_train::PlayerSpec {
+        match &self.checkpoint {
+            Some(path) => zerosum_train::PlayerSpec::Checkpoint {
+                path: path.clone(),
+                sims: self.sims,
+            },
+            None => zerosum_train::PlayerSpec::Mcts {
+                sims: self.sims.unwrap_or(DEFAULT_ROLLOUT_SIMS),
+            },
+        }
+    }
+
+    /// Simulations per move: `--sims`, else for a checkpoint the larger of the config's
+    /// evaluation and self-play counts, and for rollout MCTS [`DEFAULT_ROLLOUT_SIMS`].
+    pub fn sims(&self, config: &RunConfig) -> usize {
+        match (self.sims, &self.checkpoint) {
+            (Some(sims), _) => sims,
+            (None, Some(_)) => config
+                .arena
+                .num_simulations
+                .max(config.search.num_simulations),
+            (None, None) => DEFAULT_ROLLOUT_SIMS,
+        }
     }
 }
 

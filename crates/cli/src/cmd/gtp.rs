@@ -1,7 +1,5 @@
 //! `zerosum gtp`: the Go Text Protocol on stdin and stdout.
 
-use std::path::PathBuf;
-
 use anyhow::Result;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -10,34 +8,25 @@ use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
 use zerosum_train::{build_agent, RunConfig};
 
-use super::common::{agent_spec, resolve_with_checkpoint, GameArgs};
+use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
 use crate::protocol::gtp::{registry_rebuild, run_loop, GtpEngine};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub game: GameArgs,
-    /// A trained checkpoint; without it, rollout MCTS plays
-    #[arg(long)]
-    pub checkpoint: Option<PathBuf>,
-    /// Simulations per generated move
-    #[arg(long, value_parser = super::common::positive)]
-    pub sims: Option<usize>,
+    #[command(flatten)]
+    pub agent: AgentArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (game, config) = resolve_with_checkpoint(&args.game, args.checkpoint.as_deref())?;
+    let (game, config) = resolve_with_checkpoint(&args.game, args.agent.checkpoint.as_deref())?;
     with_game!(&game, g => serve(g, &config, &args))
 }
 
 fn serve<G: Game + FromAnyGame>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
-    let spec = agent_spec(args.checkpoint.as_deref(), args.sims);
-    let sims = args.sims.unwrap_or(
-        config
-            .arena
-            .num_simulations
-            .max(config.search.num_simulations),
-    );
+    let spec = args.agent.spec();
+    let sims = args.agent.sims(config);
     let agent = build_agent(
         &spec,
         initial,
@@ -50,7 +39,7 @@ fn serve<G: Game + FromAnyGame>(initial: &G, config: &RunConfig, args: &Args) ->
     // the board it was trained on, so with a checkpoint the shape must stay.
     let rebuild = registry_rebuild::<G>();
     let shape = (initial.num_actions(), initial.obs_shape());
-    let fixed_shape = args.checkpoint.is_some();
+    let fixed_shape = args.agent.checkpoint.is_some();
     let mut engine = GtpEngine::new(initial.clone(), agent, SmallRng::seed_from_u64(config.seed))
         .with_rebuild(Box::new(move |game: &G, key: &str, value: &str| {
             let rebuilt = rebuild(game, key, value)?;

@@ -1,5 +1,6 @@
 //! One module per subcommand: each parses its flags, resolves them and calls library code.
 
+pub mod accuracy;
 pub mod arena;
 pub mod bench;
 pub mod check_game;

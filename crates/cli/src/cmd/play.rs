@@ -1,7 +1,5 @@
 //! `zerosum play`: a game against the agent in the terminal.
 
-use std::path::PathBuf;
-
 use anyhow::Result;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -9,19 +7,15 @@ use zerosum_games::{with_game, Game, Player};
 use zerosum_nn::parse_device;
 use zerosum_train::{build_agent, RunConfig};
 
-use super::common::{agent_spec, resolve_with_checkpoint, GameArgs};
+use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
 use crate::human::{read_move, HumanInput};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub game: GameArgs,
-    /// A trained checkpoint (runs/NAME/checkpoints/latest); without it, rollout MCTS plays
-    #[arg(long)]
-    pub checkpoint: Option<PathBuf>,
-    /// Simulations per agent move
-    #[arg(long, value_parser = super::common::positive)]
-    pub sims: Option<usize>,
+    #[command(flatten)]
+    pub agent: AgentArgs,
     /// Who moves first
     #[arg(long, value_enum, default_value = "human")]
     pub first: First,
@@ -34,18 +28,13 @@ pub enum First {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (game, config) = resolve_with_checkpoint(&args.game, args.checkpoint.as_deref())?;
+    let (game, config) = resolve_with_checkpoint(&args.game, args.agent.checkpoint.as_deref())?;
     with_game!(&game, g => play(g, &config, &args))
 }
 
 fn play<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
-    let spec = agent_spec(args.checkpoint.as_deref(), args.sims);
-    let sims = args.sims.unwrap_or(
-        config
-            .arena
-            .num_simulations
-            .max(config.search.num_simulations),
-    );
+    let spec = args.agent.spec();
+    let sims = args.agent.sims(config);
     let device = parse_device(&config.device)?;
     let mut agent = build_agent(&spec, initial, &config.search, sims, device, config.seed)?;
     let mut rng = SmallRng::seed_from_u64(config.seed);

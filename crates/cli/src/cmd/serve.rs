@@ -2,14 +2,13 @@
 
 use std::io::Write;
 use std::net::TcpListener;
-use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
 use zerosum_train::RunConfig;
 
-use super::common::{resolve_with_checkpoint, GameArgs, DEFAULT_ROLLOUT_SIMS};
+use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
 use crate::web::api::{Engine, Info};
 use crate::web::pool::{AgentFactory, SearchPool};
 
@@ -17,12 +16,8 @@ use crate::web::pool::{AgentFactory, SearchPool};
 pub struct Args {
     #[command(flatten)]
     pub game: GameArgs,
-    /// A trained checkpoint; without it, rollout MCTS plays
-    #[arg(long)]
-    pub checkpoint: Option<PathBuf>,
-    /// Simulations per agent move until the page asks for another count
-    #[arg(long, value_parser = super::common::positive)]
-    pub sims: Option<usize>,
+    #[command(flatten)]
+    pub agent: AgentArgs,
     /// The port on 127.0.0.1 (the server listens on the loopback only); 0 picks a free one
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
@@ -38,20 +33,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (game, config) = resolve_with_checkpoint(&args.game, args.checkpoint.as_deref())?;
+    let (game, config) = resolve_with_checkpoint(&args.game, args.agent.checkpoint.as_deref())?;
     let short_name = game.short_name();
     with_game!(&game, g => serve(g, short_name, &config, &args))
 }
 
 fn serve<G: Game>(initial: &G, short_name: &str, config: &RunConfig, args: &Args) -> Result<()> {
-    let sims = match (args.sims, &args.checkpoint) {
-        (Some(sims), _) => sims,
-        (None, Some(_)) => config
-            .arena
-            .num_simulations
-            .max(config.search.num_simulations),
-        (None, None) => DEFAULT_ROLLOUT_SIMS,
-    };
+    let sims = args.agent.sims(config);
     if sims == 0 || sims > args.max_sims {
         bail!(
             "--sims must be in 1..={} (--max-sims), not {sims}",
@@ -63,13 +51,13 @@ fn serve<G: Game>(initial: &G, short_name: &str, config: &RunConfig, args: &Args
     let port = listener.local_addr()?.port();
     let factory = AgentFactory {
         initial: initial.clone(),
-        checkpoint: args.checkpoint.clone(),
+        checkpoint: args.agent.checkpoint.clone(),
         search: config.search.clone(),
         device: parse_device(&config.device)?,
         seed: config.seed,
     };
     let pool = SearchPool::start(args.search_threads, factory, sims)?;
-    let agent = match &args.checkpoint {
+    let agent = match &args.agent.checkpoint {
         Some(path) => format!("checkpoint {}", path.display()),
         None => "rollout MCTS".to_string(),
     };

@@ -5,9 +5,10 @@
 //! legal move: its notation and the cells it involves. A move with one cell is played by a
 //! click on any cell of its `hit` list (a tic-tac-toe square; for connect four, any cell of
 //! the column, while `cells` names the cell where the disc lands); a move with several
-//! cells (from, to) by a click on the first and then on the last; a move with none (Go's
-//! pass, or every move of a game without a grid layout yet) is a button. The heat map puts
-//! each move's share of the search on the last of its cells.
+//! cells (from, to; a chess move, a Push Fight move or push) by a click on the first and
+//! then on the last; a move with none (Go's pass, or every move of a game without a grid
+//! layout) is a button. The heat map puts each move's share of the search on the last of
+//! its cells.
 //!
 //! What is per game is here, in one match: [`known`] recognises the concrete game type
 //! behind the generic `G` (a downcast through `Any`, so the `Game` trait needs no drawing
@@ -19,9 +20,15 @@
 use std::any::Any;
 
 use serde::Serialize;
+use zerosum_games::chess::Chess;
 use zerosum_games::connect_four::ConnectFour;
 use zerosum_games::go::Go;
 use zerosum_games::gomoku::Gomoku;
+use zerosum_games::oware::Oware;
+use zerosum_games::pushfight::geometry::{
+    self as pushfight_geometry, NEIGHBOR as PUSHFIGHT_NEIGHBOR,
+};
+use zerosum_games::pushfight::{Act as PushFightAct, PushFight};
 use zerosum_games::tic_tac_toe::TicTacToe;
 use zerosum_games::{Action, Game, Player};
 
@@ -35,6 +42,13 @@ pub enum Style {
     Holes,
     /// Black and white stones on a wooden board (Go, Gomoku).
     Stones,
+    /// Two rows of pits with seed counts (Oware).
+    Houses,
+    /// Light and dark squares with piece glyphs (chess).
+    Checkers,
+    /// Push Fight's tiles: square and round pieces, the anchor, rails and the missing
+    /// corners (cells with decor `off`).
+    Tiles,
     /// No grid: the text board, and every move as a button.
     Text,
 }
@@ -46,6 +60,10 @@ pub struct Piece {
     pub player: usize,
     /// Text drawn on the piece (`X`, a seed count, a chess glyph); may be empty.
     pub label: String,
+    /// Words the page turns into CSS classes `kind-<word>` (Push Fight's `square anchor`);
+    /// empty for most pieces.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub kind: String,
 }
 
 /// A position as the page draws it.
@@ -63,6 +81,11 @@ pub struct BoardView {
     pub row_labels: Vec<String>,
     /// Labels under the columns, left to right (`a`, `b`, `c`); empty for none.
     pub col_labels: Vec<String>,
+    /// Labels above the columns (Oware's upper row of houses); empty for none.
+    pub top_labels: Vec<String>,
+    /// `[rows * cols]` or empty: space-separated CSS classes for each cell (`dark` chess
+    /// squares, Push Fight's `off` cells and `rail-top`/`rail-bottom` edges).
+    pub decor: Vec<String>,
     /// What the players are called on this board (`X`/`O`, `red`/`yellow`).
     pub player_names: [String; 2],
     /// The game's own text board (its `Display`).
@@ -90,6 +113,9 @@ enum Known<'a> {
     ConnectFour(&'a ConnectFour),
     Gomoku(&'a Gomoku),
     Go(&'a Go),
+    Oware(&'a Oware),
+    Chess(&'a Chess),
+    PushFight(&'a PushFight),
     Other,
 }
 
@@ -104,6 +130,12 @@ fn known<G: Game>(position: &G) -> Known<'_> {
         Known::Gomoku(g)
     } else if let Some(g) = any.downcast_ref::<Go>() {
         Known::Go(g)
+    } else if let Some(g) = any.downcast_ref::<Oware>() {
+        Known::Oware(g)
+    } else if let Some(g) = any.downcast_ref::<Chess>() {
+        Known::Chess(g)
+    } else if let Some(g) = any.downcast_ref::<PushFight>() {
+        Known::PushFight(g)
     } else {
         Known::Other
     }
@@ -125,6 +157,8 @@ pub fn describe_board<G: Game>(position: &G) -> BoardView {
                     .collect(),
                 row_labels: numbers_from_bottom(3),
                 col_labels: letters(3, false),
+                top_labels: Vec::new(),
+                decor: Vec::new(),
                 player_names: names("X", "O"),
                 text,
             }
@@ -144,6 +178,8 @@ pub fn describe_board<G: Game>(position: &G) -> BoardView {
                     .collect(),
                 row_labels: Vec::new(),
                 col_labels: letters(cols, false),
+                top_labels: Vec::new(),
+                decor: Vec::new(),
                 player_names: names("red", "yellow"),
                 text,
             }
@@ -157,6 +193,9 @@ pub fn describe_board<G: Game>(position: &G) -> BoardView {
             // Go counts rows from the bottom.
             stones_view(size, |row, col| g.point(size - 1 - row, col), text)
         }
+        Known::Oware(g) => oware_view(g, text),
+        Known::Chess(g) => chess_view(g, text),
+        Known::PushFight(g) => pushfight_view(g, text),
         Known::Other => BoardView {
             rows: 0,
             cols: 0,
@@ -164,9 +203,173 @@ pub fn describe_board<G: Game>(position: &G) -> BoardView {
             cells: Vec::new(),
             row_labels: Vec::new(),
             col_labels: Vec::new(),
+            top_labels: Vec::new(),
+            decor: Vec::new(),
             player_names: names("first", "second"),
             text,
         },
+    }
+}
+
+/// The Oware grid: the second player's houses `f`..`a` on top, facing the first player's
+/// `A`..`F` below, so that sowing runs counter-clockwise as on a real board.
+fn oware_view(g: &Oware, text: String) -> BoardView {
+    let houses = OWARE_HOUSES;
+    let house = |player: usize, house: usize| {
+        let seeds = g.seeds(player, house);
+        (seeds > 0).then(|| Piece {
+            player,
+            label: seeds.to_string(),
+            kind: String::new(),
+        })
+    };
+    BoardView {
+        rows: 2,
+        cols: houses,
+        style: Style::Houses,
+        cells: (0..houses)
+            .map(|col| house(1, houses - 1 - col))
+            .chain((0..houses).map(|col| house(0, col)))
+            .collect(),
+        row_labels: vec![format!("{} won", g.score(1)), format!("{} won", g.score(0))],
+        col_labels: ('A'..).take(houses).map(String::from).collect(),
+        top_labels: ('a'..)
+            .take(houses)
+            .map(String::from)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect(),
+        decor: Vec::new(),
+        player_names: ["first (A-F)".to_string(), "second (a-f)".to_string()],
+        text,
+    }
+}
+
+/// Houses per row in Oware.
+const OWARE_HOUSES: usize = 6;
+
+/// The grid cell of the mover's house `action` (`0..6` from the mover's left).
+fn oware_cell(g: &Oware, action: Action) -> usize {
+    if g.to_move() == Player::FIRST {
+        OWARE_HOUSES + action
+    } else {
+        OWARE_HOUSES - 1 - action
+    }
+}
+
+/// The chess board from White's side, read from the FEN so that the games crate keeps its
+/// move generator to itself.
+fn chess_view(g: &Chess, text: String) -> BoardView {
+    let fen = g.to_fen();
+    let placement = fen.split(' ').next().unwrap_or_default();
+    let mut cells = Vec::with_capacity(64);
+    for rank in placement.split('/') {
+        for c in rank.chars() {
+            match c.to_digit(10) {
+                Some(empty) => cells.extend((0..empty).map(|_| None)),
+                None => cells.push(Some(Piece {
+                    player: usize::from(c.is_ascii_lowercase()),
+                    label: chess_glyph(c).to_string(),
+                    kind: String::new(),
+                })),
+            }
+        }
+    }
+    debug_assert_eq!(cells.len(), 64, "{fen}");
+    cells.resize(64, None);
+    BoardView {
+        rows: 8,
+        cols: 8,
+        style: Style::Checkers,
+        cells,
+        row_labels: numbers_from_bottom(8),
+        col_labels: letters(8, false),
+        top_labels: Vec::new(),
+        decor: (0..64)
+            .map(|cell| {
+                if (cell / 8 + cell % 8) % 2 == 1 {
+                    "dark"
+                } else {
+                    "light"
+                }
+                .to_string()
+            })
+            .collect(),
+        player_names: ["white".to_string(), "black".to_string()],
+        text,
+    }
+}
+
+/// The filled glyph of a FEN piece letter; the page colours it by owner.
+fn chess_glyph(letter: char) -> char {
+    match letter.to_ascii_lowercase() {
+        'k' => '\u{265A}',
+        'q' => '\u{265B}',
+        'r' => '\u{265C}',
+        'b' => '\u{265D}',
+        'n' => '\u{265E}',
+        _ => '\u{265F}',
+    }
+}
+
+/// The cell of a square named in UCI (`e4`), row 0 being rank 8.
+fn chess_cell(name: &[u8]) -> Option<usize> {
+    match name {
+        &[file @ b'a'..=b'h', rank @ b'1'..=b'8'] => {
+            Some(usize::from(b'8' - rank) * 8 + usize::from(file - b'a'))
+        }
+        _ => None,
+    }
+}
+
+/// Push Fight's 4 x 8 grid, which is the games crate's own cell numbering.
+fn pushfight_view(g: &PushFight, text: String) -> BoardView {
+    let cells = pushfight_geometry::NUM_CELLS;
+    let on_board = |cell: usize| pushfight_geometry::SQUARES >> cell & 1 == 1;
+    let rail = |cell: usize| pushfight_geometry::RAIL_SQUARES >> cell & 1 == 1;
+    BoardView {
+        rows: pushfight_geometry::HEIGHT,
+        cols: pushfight_geometry::WIDTH,
+        style: Style::Tiles,
+        cells: (0..cells)
+            .map(|cell| {
+                if !on_board(cell) {
+                    return None;
+                }
+                let p = g.piece(cell)?;
+                let shape = if p.pusher { "square" } else { "round" };
+                let anchored = g.anchor() == Some(cell);
+                Some(Piece {
+                    player: p.owner.index(),
+                    label: String::new(),
+                    kind: if anchored {
+                        format!("{shape} anchor")
+                    } else {
+                        shape.to_string()
+                    },
+                })
+            })
+            .collect(),
+        row_labels: numbers_from_bottom(pushfight_geometry::HEIGHT),
+        col_labels: letters(pushfight_geometry::WIDTH, false),
+        top_labels: Vec::new(),
+        decor: (0..cells)
+            .map(|cell| {
+                if !on_board(cell) {
+                    "off"
+                } else if rail(cell) && cell < pushfight_geometry::WIDTH {
+                    "rail-top"
+                } else if rail(cell) {
+                    "rail-bottom"
+                } else {
+                    ""
+                }
+                .to_string()
+            })
+            .collect(),
+        player_names: ["white".to_string(), "black".to_string()],
+        text,
     }
 }
 
@@ -195,6 +398,41 @@ pub fn describe_move<G: Game>(position: &G, action: Action) -> MoveView {
                 (vec![cell], vec![cell])
             }
         }
+        Known::Oware(g) => {
+            let cell = oware_cell(g, action);
+            (vec![cell], vec![cell])
+        }
+        Known::Chess(_) => {
+            // UCI names the squares (`e2e4`, `e7e8q`, castling as the king's move `e1g1`).
+            let squares = notation.as_bytes();
+            let cells: Vec<usize> = [squares.get(0..2), squares.get(2..4)]
+                .into_iter()
+                .flatten()
+                .filter_map(chess_cell)
+                .collect();
+            (cells, Vec::new())
+        }
+        Known::PushFight(_) => {
+            let cells = match PushFightAct::of_action(action) {
+                PushFightAct::Place(to) => vec![to],
+                PushFightAct::Move(from, to) => vec![from, to],
+                // A legal push has a piece beside the pusher, so the step stays on the grid.
+                PushFightAct::Push(from, direction) => {
+                    let to = usize::from(PUSHFIGHT_NEIGHBOR[from][direction.index()]);
+                    if to < pushfight_geometry::NUM_CELLS {
+                        vec![from, to]
+                    } else {
+                        vec![from]
+                    }
+                }
+            };
+            let hit = if cells.len() == 1 {
+                cells.clone()
+            } else {
+                Vec::new()
+            };
+            (cells, hit)
+        }
         Known::Other => (Vec::new(), Vec::new()),
     };
     MoveView {
@@ -218,6 +456,7 @@ fn piece(player: Player, label: &str) -> Piece {
     Piece {
         player: player.index(),
         label: label.to_string(),
+        kind: String::new(),
     }
 }
 
@@ -236,6 +475,8 @@ fn stones_view(
             .collect(),
         row_labels: numbers_from_bottom(size),
         col_labels: letters(size, true),
+        top_labels: Vec::new(),
+        decor: Vec::new(),
         player_names: ["black".to_string(), "white".to_string()],
         text,
     }
@@ -302,6 +543,79 @@ mod tests {
         assert!(pass.cells.is_empty());
     }
 
+    #[test]
+    fn oware_houses_face_each_other_and_a_click_empties_the_mover_s_house() {
+        let mut game = Oware::new();
+        let board = describe_board(&game);
+        assert_eq!((board.rows, board.cols, board.style), (2, 6, Style::Houses));
+        assert!(board
+            .cells
+            .iter()
+            .all(|c| c.as_ref().is_some_and(|p| p.label == "4")));
+        assert_eq!(board.top_labels.join(""), "fedcba");
+        // The first player's house C is the bottom row's third cell.
+        let c = describe_move(&game, 2);
+        assert_eq!((c.notation.as_str(), c.cells.clone()), ("C", vec![8]));
+        game.apply(2);
+        let after = describe_board(&game);
+        assert_eq!(after.cells[8], None);
+        // D, E, F got a seed; then the second player's a, the top row's last cell.
+        assert_eq!(after.cells[9].as_ref().unwrap().label, "5");
+        assert_eq!(after.cells[5].as_ref().unwrap().label, "5");
+        assert_eq!(after.cells[4].as_ref().unwrap().label, "4");
+        // The second player's house a is above F (cell 5): its action 0.
+        assert_eq!(describe_move(&game, 0).cells, vec![5]);
+    }
+
+    #[test]
+    fn chess_moves_go_from_square_to_square_with_promotions_sharing_them() {
+        let game = Chess::new();
+        let board = describe_board(&game);
+        assert_eq!(
+            (board.rows, board.cols, board.style),
+            (8, 8, Style::Checkers)
+        );
+        // Black's rook on a8 top left, White's king on e1.
+        assert_eq!(board.cells[0].as_ref().unwrap().player, 1);
+        assert_eq!(board.cells[7 * 8 + 4].as_ref().unwrap().label, "\u{265A}");
+        assert_eq!(board.cells[7 * 8 + 4].as_ref().unwrap().player, 0);
+        assert_eq!(
+            (board.decor[0].as_str(), board.decor[1].as_str()),
+            ("light", "dark")
+        );
+        let e4 = game.parse_action("e2e4").unwrap();
+        assert_eq!(describe_move(&game, e4).cells, vec![6 * 8 + 4, 4 * 8 + 4]);
+        let promotion = Chess::from_fen("8/4P3/8/8/8/k7/8/K7 w - - 0 1").unwrap();
+        let moves = describe_moves(&promotion);
+        let to_e8: Vec<_> = moves.iter().filter(|m| m.cells == vec![8 + 4, 4]).collect();
+        assert_eq!(to_e8.len(), 4, "queen, rook, bishop and knight");
+    }
+
+    #[test]
+    fn pushfight_pushes_go_from_the_pusher_to_the_piece_it_pushes() {
+        let mut game = PushFight::new();
+        let board = describe_board(&game);
+        assert_eq!((board.rows, board.cols, board.style), (4, 8, Style::Tiles));
+        assert_eq!(board.decor[0], "off");
+        assert_eq!(board.decor[2], "rail-top");
+        assert_eq!(board.decor[3 * 8 + 1], "rail-bottom");
+        for square in ["d3", "d2", "c3", "b3", "c2", "e3", "e2", "f3", "f2", "e4"] {
+            game.play_notation(square).unwrap();
+        }
+        let push = game.parse_action("d3>e3").unwrap();
+        let view = describe_move(&game, push);
+        let (d3, e3) = (8 + 3, 8 + 4);
+        assert_eq!(view.cells, vec![d3, e3]);
+        assert!(view.hit.is_empty());
+        let board = describe_board(&game);
+        assert_eq!(board.cells[d3].as_ref().unwrap().kind, "square");
+        assert_eq!(board.cells[8 + 1].as_ref().unwrap().kind, "round");
+        game.apply(push);
+        let after = describe_board(&game);
+        assert_eq!(after.cells[e3].as_ref().unwrap().kind, "square anchor");
+        assert_eq!(after.cells[e3].as_ref().unwrap().player, 0);
+    }
+
     /// For every game with a grid: a move's last cell holds the mover's piece after it, and
     /// for every game all cells are on the board and the text is the game's own.
     #[test]
@@ -322,6 +636,8 @@ mod tests {
             let board = describe_board(&position);
             assert_eq!(board.cells.len(), board.rows * board.cols, "{name}");
             assert_eq!(board.text, position.to_string());
+            assert!(board.decor.is_empty() || board.decor.len() == board.cells.len());
+            assert_ne!(board.style, Style::Text, "{name} has no grid layout");
             let moves = describe_moves(&position);
             assert!(!moves.is_empty(), "{name}");
             for m in &moves {
@@ -331,7 +647,9 @@ mod tests {
             let m = &moves[rng.random_range(0..moves.len())];
             let mover = position.to_move();
             position.apply(m.action);
-            if let Some(&last) = m.cells.last() {
+            // Oware's click empties the house (the seeds go round the board).
+            let places_a_piece = board.style != Style::Houses;
+            if let (Some(&last), true) = (m.cells.last(), places_a_piece) {
                 let after = describe_board(&position);
                 assert_eq!(
                     after.cells[last].as_ref().map(|p| p.player),

@@ -17,7 +17,7 @@ use zerosum_games::Game;
 use zerosum_search::SearchConfig;
 use zerosum_train::{build_agent, Agent, Choice};
 
-use crate::cmd::common::agent_spec;
+use crate::cmd::common::AgentArgs;
 
 /// Agents of different simulation counts one worker keeps.
 pub const AGENTS_PER_WORKER: usize = 4;
@@ -39,7 +39,11 @@ pub struct AgentFactory<G: Game> {
 
 impl<G: Game> AgentFactory<G> {
     fn build(&self, sims: usize, worker: u64) -> Result<Box<dyn Agent<G>>> {
-        let spec = agent_spec(self.checkpoint.as_deref(), Some(sims));
+        let spec = AgentArgs {
+            checkpoint: self.checkpoint.clone(),
+            sims: Some(sims),
+        }
+        .spec();
         Ok(build_agent(
             &spec,
             &self.initial,

@@ -5,6 +5,7 @@
 // A move with one cell is played by a click on any cell of its `hit` list; a move with
 // several cells (from ... to) by a click on its first cell, then on its last; a move with
 // no cell (a pass, or any move of a game drawn as text) is a button under the board.
+// A several-cell move can also be dragged from its first cell to its last.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -203,6 +204,10 @@ function renderBoard() {
   const maxHeat = Math.max(0, ...heat.values());
   const last = new Set(state.last);
 
+  if (board.top_labels.length === board.cols) {
+    if (hasRowLabels) root.append(label('', 'col-label'));
+    for (const text of board.top_labels) root.append(label(text, 'col-label'));
+  }
   for (let row = 0; row < board.rows; row++) {
     if (hasRowLabels) root.append(label(board.row_labels[row], 'row-label'));
     for (let col = 0; col < board.cols; col++) {
@@ -217,10 +222,17 @@ function renderBoard() {
       if (row === board.rows - 1) cell.classList.add('bottom');
       if (col === 0) cell.classList.add('left');
       if (col === board.cols - 1) cell.classList.add('right');
+      // Per-game decoration: dark chess squares, Push Fight's rails and missing corners.
+      for (const name of (board.decor[index] || '').split(' ')) {
+        if (name) cell.classList.add(name);
+      }
       const piece = board.cells[index];
       if (piece) {
         const p = document.createElement('div');
         p.className = `piece p${piece.player}`;
+        for (const kind of (piece.kind || '').split(' ')) {
+          if (kind) p.classList.add(`kind-${kind}`);
+        }
         p.textContent = piece.label;
         cell.append(p);
       }
@@ -390,6 +402,26 @@ async function start() {
     hover(cell ? Number(cell.dataset.cell) : null);
   });
   board.addEventListener('mouseleave', () => hover(null));
+  // Drag and drop: pressing on a piece that can move and letting go on another cell is the
+  // same as clicking both. (The click after a drag lands on the board, not on a cell.)
+  let dragFrom = null;
+  const cellUnder = (e) => {
+    const el = document.elementFromPoint(e.clientX, e.clientY);
+    const cell = el && el.closest('#board .cell');
+    return cell ? Number(cell.dataset.cell) : null;
+  };
+  board.addEventListener('pointerdown', (e) => {
+    const from = cellUnder(e);
+    dragFrom = from !== null && movesAt(from).starting.length > 0 ? from : null;
+  });
+  board.addEventListener('pointerup', (e) => {
+    const from = dragFrom;
+    dragFrom = null;
+    const to = cellUnder(e);
+    if (from === null || to === null || to === from || !humanCanMove()) return;
+    selected = from;
+    clickCell(to);
+  });
   $('new-game').addEventListener('click', newGame);
   $('undo').addEventListener('click', undo);
   $('hint').addEventListener('click', hint);

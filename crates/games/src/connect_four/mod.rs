@@ -17,6 +17,8 @@
 //! assert_eq!(game.outcome(), Some(Outcome::Win(Player::FIRST)));
 //! ```
 
+pub mod solver;
+
 use std::fmt;
 
 use crate::error::GameError;
@@ -101,6 +103,11 @@ impl ConnectFour {
     /// How many in a line win.
     pub fn k(&self) -> usize {
         self.k as usize
+    }
+
+    /// Pieces on the board (moves played).
+    pub fn num_moves(&self) -> usize {
+        usize::from(self.num_moves)
     }
 
     /// Who holds the cell at `row` (0 = bottom) and `col` (0 = left), if anyone.

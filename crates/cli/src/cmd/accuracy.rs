@@ -1,0 +1,192 @@
+//! `zerosum accuracy PLAYER...`: how often players find a game-theoretically optimal move in
+//! exactly solved positions (connect four's standard benchmark; tic-tac-toe too).
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use zerosum_games::{with_game, Game};
+use zerosum_nn::parse_device;
+use zerosum_train::accuracy::{draw_positions, score_agent, stages, SolvedPosition, Stage};
+use zerosum_train::{build_agent, PlayerSpec, RunConfig};
+
+use super::common::GameArgs;
+use crate::progress::job_bar;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Players: checkpoint:PATH[,sims=N], mcts:N, random or perfect
+    #[arg(required = true)]
+    pub players: Vec<String>,
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Positions per stage (begin, middle, end of the game)
+    #[arg(long, default_value_t = 100)]
+    pub positions: usize,
+    /// Fewest moves played before a position of the first stage
+    #[arg(long, default_value_t = 4)]
+    pub min_plies: usize,
+    /// Simulations per move for checkpoint players that give none
+    #[arg(long, value_parser = super::common::positive)]
+    pub sims: Option<usize>,
+    /// Read the solved positions from this file (JSON Lines, as --save writes) instead of
+    /// drawing and solving new ones
+    #[arg(long, conflicts_with = "save")]
+    pub load: Option<PathBuf>,
+    /// Write the solved positions to this file, to score other players on the same ones
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let specs = args
+        .players
+        .iter()
+        .map(|p| p.parse::<PlayerSpec>())
+        .collect::<Result<Vec<_>, _>>()?;
+    if specs.contains(&PlayerSpec::Human) {
+        bail!("a human cannot be scored here; use `zerosum play`");
+    }
+    if args.positions == 0 {
+        bail!("--positions must be at least 1");
+    }
+    let checkpoint = specs.iter().find_map(|s| match s {
+        PlayerSpec::Checkpoint { path, .. } => Some(path.clone()),
+        _ => None,
+    });
+    let (game, config) = super::common::resolve_with_checkpoint(&args.game, checkpoint.as_deref())?;
+    with_game!(&game, g => accuracy(g, &config, &args, &specs))
+}
+
+fn accuracy<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    args: &Args,
+    specs: &[PlayerSpec],
+) -> Result<()> {
+    let cells: usize = initial
+        .num_actions()
+        .max(initial.obs_shape().iter().skip(1).product());
+    let stages = stages(cells, args.min_plies);
+    let positions = match &args.load {
+        Some(path) => load(path, initial)?,
+        None => {
+            let bar = job_bar((stages.len() * args.positions) as u64, "solving positions");
+            let positions = draw_positions(initial, &stages, args.positions, config.seed, |_| {
+                bar.inc(1)
+            })?;
+            bar.finish_and_clear();
+            if let Some(path) = &args.save {
+                save(path, &positions)?;
+            }
+            positions
+        }
+    };
+    let used: Vec<&Stage> = stages
+        .iter()
+        .filter(|s| positions.iter().any(|p| p.stage == s.name))
+        .collect();
+    println!(
+        "{}: {} positions solved exactly, each with a move that loses value",
+        initial.name(),
+        positions.len()
+    );
+    for stage in &used {
+        let count = positions.iter().filter(|p| p.stage == stage.name).count();
+        println!(
+            "  {:<7} {count} positions, {}-{} moves played",
+            stage.name,
+            stage.plies.start(),
+            stage.plies.end()
+        );
+    }
+    let stage_list: Vec<Stage> = used.into_iter().cloned().collect();
+    let sims = args.sims.unwrap_or(config.arena.num_simulations);
+    let device = parse_device(&config.device)?;
+    let mut rows = Vec::new();
+    for (index, (text, spec)) in args.players.iter().zip(specs).enumerate() {
+        let mut agent = build_agent(
+            spec,
+            initial,
+            &config.search,
+            sims,
+            device,
+            config.seed.wrapping_add(index as u64),
+        )?;
+        let bar = job_bar(positions.len() as u64, text);
+        let mut rng = SmallRng::seed_from_u64(config.seed ^ 0x5eed);
+        let scores = score_agent(
+            initial,
+            agent.as_mut(),
+            &positions,
+            &stage_list,
+            &mut rng,
+            || bar.inc(1),
+        )?;
+        bar.finish_and_clear();
+        rows.push((text.clone(), scores));
+    }
+    println!();
+    print!("{:<40}", "optimal moves (95% interval)");
+    for stage in &stage_list {
+        print!("  {:>16}", stage.name);
+    }
+    println!("  {:>16}", "all");
+    for (name, scores) in &rows {
+        print!("{name:<40}");
+        for score in scores {
+            print!(
+                "  {:>8.1}% ±{:>4.1}",
+                100.0 * score.rate(),
+                100.0 * score.margin()
+            );
+        }
+        let optimal: usize = scores.iter().map(|s| s.optimal).sum();
+        let total: usize = scores.iter().map(|s| s.positions).sum();
+        println!(
+            "  {:>8.1}% of {total}",
+            100.0 * optimal as f64 / total.max(1) as f64
+        );
+    }
+    Ok(())
+}
+
+fn save(path: &PathBuf, positions: &[SolvedPosition]) -> Result<()> {
+    let mut out = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?,
+    );
+    for p in positions {
+        writeln!(out, "{}", serde_json::to_string(p)?)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn load<G: Game>(path: &PathBuf, initial: &G) -> Result<Vec<SolvedPosition>> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut positions = Vec::new();
+    for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let solved: SolvedPosition = serde_json::from_str(&line).with_context(|| {
+            format!(
+                "{} line {}: not a solved position",
+                path.display(),
+                number + 1
+            )
+        })?;
+        solved
+            .position(initial)
+            .with_context(|| format!("{} line {}", path.display(), number + 1))?;
+        positions.push(solved);
+    }
+    if positions.is_empty() {
+        bail!("{} holds no positions", path.display());
+    }
+    Ok(positions)
+}

@@ -1,0 +1,340 @@
+//! Move accuracy against exact play: sets of positions whose every legal move is solved,
+//! and how often a player picks a move that keeps the position's game-theoretic value.
+//!
+//! This is the benchmark Pascal Pons's connect-four solver made standard (and AlphaZero.jl
+//! reports): positions from random play at the beginning, middle and end of the game,
+//! solved exactly; a player's error rate is the share of positions where its move turns a
+//! win into a draw or loss, or a draw into a loss. Positions where every move has the same
+//! value are left out: they test nothing.
+//!
+//! Connect four (boards up to 6 x 7 and a little beyond) is solved by
+//! [`zerosum_games::connect_four::solver`]; any other game by memoised negamax, which is only
+//! practical for tic-tac-toe-sized games.
+
+use std::any::Any;
+use std::ops::RangeInclusive;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use zerosum_games::connect_four::solver::Solver;
+use zerosum_games::connect_four::ConnectFour;
+use zerosum_games::{Action, Game};
+
+use crate::error::TrainError;
+use crate::perfect::PerfectSolver;
+use crate::players::Agent;
+
+/// Exact values of the moves of a position, for the mover: 1 win, 0 draw, -1 loss.
+pub struct ExactSolver<G: Game> {
+    connect_four: Option<Solver>,
+    generic: PerfectSolver<G>,
+}
+
+/// Positions the generic solver may keep before it gives up.
+const GENERIC_LIMIT: usize = 5_000_000;
+
+impl<G: Game> ExactSolver<G> {
+    /// A solver for `initial`'s game: Pons's method for connect four, memoised negamax
+    /// otherwise (which answers `None` for games too large).
+    pub fn new(initial: &G) -> ExactSolver<G> {
+        let connect_four = (initial as &dyn Any)
+            .downcast_ref::<ConnectFour>()
+            .and_then(|g| Solver::new(g, 1 << 24));
+        ExactSolver {
+            connect_four,
+            generic: PerfectSolver::new(GENERIC_LIMIT),
+        }
+    }
+
+    /// The value of each legal action of `position`, in action order; `None` when the game
+    /// is too large to solve.
+    pub fn action_values(&mut self, position: &G) -> Option<Vec<(Action, i8)>> {
+        if let (Some(solver), Some(c4)) = (
+            self.connect_four.as_mut(),
+            (position as &dyn Any).downcast_ref::<ConnectFour>(),
+        ) {
+            return Some(solver.action_values(c4));
+        }
+        let mover = position.to_move();
+        let mut values = Vec::new();
+        for action in position.legal_action_vec() {
+            let mut child = position.clone();
+            child.apply(action);
+            let value = match child.outcome() {
+                Some(outcome) => outcome.value_for(mover) as i8,
+                None => -self.generic.value(&child)?,
+            };
+            values.push((action, value));
+        }
+        Some(values)
+    }
+}
+
+/// A part of the game to draw positions from, by moves played.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stage {
+    /// `begin`, `middle` or `end`.
+    pub name: String,
+    /// Moves played before the position, both ends included.
+    pub plies: RangeInclusive<usize>,
+}
+
+/// Pons's three stages on a board of `cells` cells (for 6 x 7: fewer than 14 moves played,
+/// 14 to 27, 28 and more), starting at `first` moves played.
+pub fn stages(cells: usize, first: usize) -> Vec<Stage> {
+    let third = cells / 3;
+    let stage = |name: &str, plies: RangeInclusive<usize>| Stage {
+        name: name.to_string(),
+        plies,
+    };
+    vec![
+        stage("begin", first.min(third - 1)..=third - 1),
+        stage("middle", third..=2 * third - 1),
+        stage("end", 2 * third..=cells.saturating_sub(2)),
+    ]
+}
+
+/// A solved position: how to reach it and the value of each of its moves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SolvedPosition {
+    /// The stage it was drawn for.
+    pub stage: String,
+    /// The moves from the initial position, in the game's notation.
+    pub moves: Vec<String>,
+    /// Each legal move's notation and value for the mover.
+    pub values: Vec<(String, i8)>,
+}
+
+impl SolvedPosition {
+    /// The position itself, replayed from `initial`.
+    pub fn position<G: Game>(&self, initial: &G) -> Result<G, TrainError> {
+        let mut position = initial.clone();
+        for text in &self.moves {
+            position
+                .play_notation(text)
+                .map_err(|e| TrainError::Benchmark(format!("position {:?}: {e}", self.moves)))?;
+        }
+        Ok(position)
+    }
+
+    /// The best value a move reaches.
+    pub fn best(&self) -> i8 {
+        self.values.iter().map(|v| v.1).max().unwrap_or(0)
+    }
+
+    /// Whether the move written `notation` keeps the best value.
+    pub fn is_optimal(&self, notation: &str) -> bool {
+        self.values
+            .iter()
+            .any(|(text, value)| text == notation && *value == self.best())
+    }
+}
+
+/// Draws `per_stage` positions for each stage from uniformly random games (seeded), keeps
+/// those that are not finished and where some move is worse than another, and solves them.
+/// `on_position` hears about each one kept. Fails if the game cannot be solved.
+pub fn draw_positions<G: Game>(
+    initial: &G,
+    stages: &[Stage],
+    per_stage: usize,
+    seed: u64,
+    mut on_position: impl FnMut(&SolvedPosition),
+) -> Result<Vec<SolvedPosition>, TrainError> {
+    let mut solver = ExactSolver::new(initial);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut kept = Vec::new();
+    for stage in stages {
+        let mut found = 0;
+        let mut attempts = 0;
+        while found < per_stage {
+            attempts += 1;
+            if attempts > 1000 * per_stage.max(1) {
+                return Err(TrainError::Benchmark(format!(
+                    "found only {found} positions with a choice at {} moves played",
+                    describe_plies(&stage.plies)
+                )));
+            }
+            let plies = rng.random_range(stage.plies.clone());
+            let mut position = initial.clone();
+            let mut moves = Vec::with_capacity(plies);
+            while moves.len() < plies && !position.is_terminal() {
+                let legal = position.legal_action_vec();
+                let action = legal[rng.random_range(0..legal.len())];
+                moves.push(position.format_action(action));
+                position.apply(action);
+            }
+            if position.is_terminal() {
+                continue;
+            }
+            let values = solver.action_values(&position).ok_or_else(|| {
+                TrainError::Benchmark(format!("{} is too large to solve exactly", initial.name()))
+            })?;
+            let first = values[0].1;
+            if values.iter().all(|v| v.1 == first) {
+                continue;
+            }
+            let solved = SolvedPosition {
+                stage: stage.name.clone(),
+                moves,
+                values: values
+                    .into_iter()
+                    .map(|(action, value)| (position.format_action(action), value))
+                    .collect(),
+            };
+            on_position(&solved);
+            kept.push(solved);
+            found += 1;
+        }
+    }
+    Ok(kept)
+}
+
+fn describe_plies(plies: &RangeInclusive<usize>) -> String {
+    format!("{}-{}", plies.start(), plies.end())
+}
+
+/// How one player did on one stage.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StageScore {
+    /// The stage's name.
+    pub stage: String,
+    /// Positions where the player's move kept the best value.
+    pub optimal: usize,
+    /// Positions asked.
+    pub positions: usize,
+}
+
+impl StageScore {
+    /// The share of optimal moves.
+    pub fn rate(&self) -> f64 {
+        self.optimal as f64 / self.positions.max(1) as f64
+    }
+
+    /// Half the width of the 95% (Wilson) interval of the rate.
+    pub fn margin(&self) -> f64 {
+        let n = self.positions.max(1) as f64;
+        let p = self.rate();
+        let z = 1.96f64;
+        z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n)
+    }
+}
+
+/// Asks `agent` for a move in every position (a fresh game each time) and scores each
+/// stage in the order of `stages`. `on_position` hears about each position done.
+pub fn score_agent<G: Game>(
+    initial: &G,
+    agent: &mut dyn Agent<G>,
+    positions: &[SolvedPosition],
+    stages: &[Stage],
+    rng: &mut SmallRng,
+    mut on_position: impl FnMut(),
+) -> Result<Vec<StageScore>, TrainError> {
+    let mut scores: Vec<StageScore> = stages
+        .iter()
+        .map(|s| StageScore {
+            stage: s.name.clone(),
+            optimal: 0,
+            positions: 0,
+        })
+        .collect();
+    for solved in positions {
+        let position = solved.position(initial)?;
+        agent.reset();
+        let choice = agent.choose(&position, rng)?;
+        let notation = position.format_action(choice.action);
+        if let Some(score) = scores.iter_mut().find(|s| s.stage == solved.stage) {
+            score.positions += 1;
+            score.optimal += usize::from(solved.is_optimal(&notation));
+        }
+        on_position();
+    }
+    Ok(scores)
+}
+
+#[cfg(test)]
+mod tests {
+    use zerosum_games::tic_tac_toe::TicTacToe;
+
+    use super::*;
+    use crate::players::RandomAgent;
+
+    #[test]
+    fn connect_four_stages_are_pons_s() {
+        let s = stages(42, 4);
+        assert_eq!(s[0].plies, 4..=13);
+        assert_eq!(s[1].plies, 14..=27);
+        assert_eq!(s[2].plies, 28..=40);
+    }
+
+    #[test]
+    fn connect_four_positions_replay_and_every_one_has_a_wrong_move() {
+        let initial = ConnectFour::new();
+        let stages = vec![Stage {
+            name: "end".to_string(),
+            plies: 30..=36,
+        }];
+        let positions = draw_positions(&initial, &stages, 5, 9, |_| {}).unwrap();
+        assert_eq!(positions.len(), 5);
+        for solved in &positions {
+            let position = solved.position(&initial).unwrap();
+            assert!(!position.is_terminal());
+            assert!((30..=36).contains(&solved.moves.len()));
+            assert_eq!(solved.values.len(), position.legal_action_vec().len());
+            assert!(solved.values.iter().any(|v| v.1 < solved.best()));
+        }
+        // The same seed draws the same positions.
+        assert_eq!(
+            draw_positions(&initial, &stages, 5, 9, |_| {}).unwrap(),
+            positions
+        );
+    }
+
+    /// The exact player scores 100%; the random one is scored by the same rule.
+    #[test]
+    fn a_player_that_always_picks_a_best_move_scores_every_position() {
+        struct Exact(ExactSolver<TicTacToe>);
+        impl Agent<TicTacToe> for Exact {
+            fn name(&self) -> String {
+                "exact".to_string()
+            }
+            fn choose(
+                &mut self,
+                position: &TicTacToe,
+                _: &mut SmallRng,
+            ) -> Result<crate::players::Choice, TrainError> {
+                let values = self.0.action_values(position).unwrap();
+                let best = values.iter().map(|v| v.1).max().unwrap();
+                Ok(crate::players::Choice {
+                    action: values.iter().find(|v| v.1 == best).unwrap().0,
+                    value: None,
+                    search: None,
+                })
+            }
+        }
+        let initial = TicTacToe::new();
+        let stages = stages(9, 1);
+        let positions = draw_positions(&initial, &stages, 20, 1, |_| {}).unwrap();
+        let mut rng = SmallRng::seed_from_u64(1);
+        let mut exact = Exact(ExactSolver::new(&initial));
+        let scores =
+            score_agent(&initial, &mut exact, &positions, &stages, &mut rng, || {}).unwrap();
+        for score in &scores {
+            assert_eq!((score.optimal, score.positions), (20, 20), "{score:?}");
+        }
+        let random = score_agent(
+            &initial,
+            &mut RandomAgent,
+            &positions,
+            &stages,
+            &mut rng,
+            || {},
+        )
+        .unwrap();
+        let optimal: usize = random.iter().map(|s| s.optimal).sum();
+        assert!(
+            optimal < 60,
+            "random play found the best move {optimal} times in 60"
+        );
+    }
+}
