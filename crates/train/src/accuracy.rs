@@ -50,11 +50,23 @@ impl<G: Game> ExactSolver<G> {
     /// The value of each legal action of `position`, in action order; `None` when the game
     /// is too large to solve.
     pub fn action_values(&mut self, position: &G) -> Option<Vec<(Action, i8)>> {
+        match self.action_values_within(position, u64::MAX) {
+            Solved::Values(values) => Some(values),
+            _ => None,
+        }
+    }
+
+    /// [`ExactSolver::action_values`], giving up on a connect-four position that takes more
+    /// than `max_nodes` positions to solve.
+    pub fn action_values_within(&mut self, position: &G, max_nodes: u64) -> Solved {
         if let (Some(solver), Some(c4)) = (
             self.connect_four.as_mut(),
             (position as &dyn Any).downcast_ref::<ConnectFour>(),
         ) {
-            return Some(solver.action_values(c4));
+            return match solver.action_values_within(c4, max_nodes) {
+                Some(values) => Solved::Values(values),
+                None => Solved::TooHard,
+            };
         }
         let mover = position.to_move();
         let mut values = Vec::new();
@@ -63,12 +75,35 @@ impl<G: Game> ExactSolver<G> {
             child.apply(action);
             let value = match child.outcome() {
                 Some(outcome) => outcome.value_for(mover) as i8,
-                None => -self.generic.value(&child)?,
+                None => match self.generic.value(&child) {
+                    Some(value) => -value,
+                    None => return Solved::TooLarge,
+                },
             };
             values.push((action, value));
         }
-        Some(values)
+        Solved::Values(values)
     }
+}
+
+/// What [`ExactSolver::action_values_within`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Solved {
+    /// Each legal action and its value for the mover.
+    Values(Vec<(Action, i8)>),
+    /// The position took more than the budget.
+    TooHard,
+    /// The game is too large for exact search at all.
+    TooLarge,
+}
+
+/// The positions [`draw_positions`] kept, and how many of each stage it skipped as too hard.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DrawnPositions {
+    /// The positions, stage by stage.
+    pub positions: Vec<SolvedPosition>,
+    /// Per stage, in order: positions given up after `max_nodes`.
+    pub too_hard: Vec<usize>,
 }
 
 /// A part of the game to draw positions from, by moves played.
@@ -132,19 +167,24 @@ impl SolvedPosition {
 }
 
 /// Draws `per_stage` positions for each stage from uniformly random games (seeded), keeps
-/// those that are not finished and where some move is worse than another, and solves them.
-/// `on_position` hears about each one kept. Fails if the game cannot be solved.
+/// those that are not finished and where some move is worse than another, and solves them;
+/// a position that takes more than `max_nodes` to solve is skipped and counted. (Skipping
+/// leans the set towards easier positions: the count says by how much.) `on_position`
+/// hears about each one kept. Fails if the game cannot be solved.
 pub fn draw_positions<G: Game>(
     initial: &G,
     stages: &[Stage],
     per_stage: usize,
     seed: u64,
+    max_nodes: u64,
     mut on_position: impl FnMut(&SolvedPosition),
-) -> Result<Vec<SolvedPosition>, TrainError> {
+) -> Result<DrawnPositions, TrainError> {
     let mut solver = ExactSolver::new(initial);
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut kept = Vec::new();
+    let mut too_hard = Vec::new();
     for stage in stages {
+        let mut skipped = 0;
         let mut found = 0;
         let mut attempts = 0;
         while found < per_stage {
@@ -167,9 +207,19 @@ pub fn draw_positions<G: Game>(
             if position.is_terminal() {
                 continue;
             }
-            let values = solver.action_values(&position).ok_or_else(|| {
-                TrainError::Benchmark(format!("{} is too large to solve exactly", initial.name()))
-            })?;
+            let values = match solver.action_values_within(&position, max_nodes) {
+                Solved::Values(values) => values,
+                Solved::TooHard => {
+                    skipped += 1;
+                    continue;
+                }
+                Solved::TooLarge => {
+                    return Err(TrainError::Benchmark(format!(
+                        "{} is too large to solve exactly",
+                        initial.name()
+                    )))
+                }
+            };
             let first = values[0].1;
             if values.iter().all(|v| v.1 == first) {
                 continue;
@@ -186,8 +236,12 @@ pub fn draw_positions<G: Game>(
             kept.push(solved);
             found += 1;
         }
+        too_hard.push(skipped);
     }
-    Ok(kept)
+    Ok(DrawnPositions {
+        positions: kept,
+        too_hard,
+    })
 }
 
 fn describe_plies(plies: &RangeInclusive<usize>) -> String {
@@ -274,7 +328,9 @@ mod tests {
             name: "end".to_string(),
             plies: 30..=36,
         }];
-        let positions = draw_positions(&initial, &stages, 5, 9, |_| {}).unwrap();
+        let positions = draw_positions(&initial, &stages, 5, 9, u64::MAX, |_| {})
+            .unwrap()
+            .positions;
         assert_eq!(positions.len(), 5);
         for solved in &positions {
             let position = solved.position(&initial).unwrap();
@@ -285,7 +341,9 @@ mod tests {
         }
         // The same seed draws the same positions.
         assert_eq!(
-            draw_positions(&initial, &stages, 5, 9, |_| {}).unwrap(),
+            draw_positions(&initial, &stages, 5, 9, u64::MAX, |_| {})
+                .unwrap()
+                .positions,
             positions
         );
     }
@@ -314,7 +372,9 @@ mod tests {
         }
         let initial = TicTacToe::new();
         let stages = stages(9, 1);
-        let positions = draw_positions(&initial, &stages, 20, 1, |_| {}).unwrap();
+        let positions = draw_positions(&initial, &stages, 20, 1, u64::MAX, |_| {})
+            .unwrap()
+            .positions;
         let mut rng = SmallRng::seed_from_u64(1);
         let mut exact = Exact(ExactSolver::new(&initial));
         let scores =

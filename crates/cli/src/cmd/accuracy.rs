@@ -25,9 +25,14 @@ pub struct Args {
     /// Positions per stage (begin, middle, end of the game)
     #[arg(long, default_value_t = 100)]
     pub positions: usize,
-    /// Fewest moves played before a position of the first stage
-    #[arg(long, default_value_t = 4)]
+    /// Fewest moves played before a position of the first stage (earlier connect-four
+    /// positions can take the solver minutes each)
+    #[arg(long, default_value_t = 10)]
     pub min_plies: usize,
+    /// Skip a position whose solving visits more than this many positions (counted and
+    /// reported: a few early connect-four positions take billions)
+    #[arg(long, default_value_t = 50_000_000)]
+    pub max_nodes: u64,
     /// Simulations per move for checkpoint players that give none
     #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
@@ -70,14 +75,22 @@ fn accuracy<G: Game>(
         .num_actions()
         .max(initial.obs_shape().iter().skip(1).product());
     let stages = stages(cells, args.min_plies);
+    let mut too_hard = vec![0; stages.len()];
     let positions = match &args.load {
         Some(path) => load(path, initial)?,
         None => {
             let bar = job_bar((stages.len() * args.positions) as u64, "solving positions");
-            let positions = draw_positions(initial, &stages, args.positions, config.seed, |_| {
-                bar.inc(1)
-            })?;
+            let drawn = draw_positions(
+                initial,
+                &stages,
+                args.positions,
+                config.seed,
+                args.max_nodes,
+                |_| bar.inc(1),
+            )?;
             bar.finish_and_clear();
+            too_hard = drawn.too_hard;
+            let positions = drawn.positions;
             if let Some(path) = &args.save {
                 save(path, &positions)?;
             }
@@ -93,10 +106,20 @@ fn accuracy<G: Game>(
         initial.name(),
         positions.len()
     );
-    for stage in &used {
+    for (stage, skipped) in stages.iter().zip(&too_hard) {
         let count = positions.iter().filter(|p| p.stage == stage.name).count();
+        if count == 0 {
+            continue;
+        }
+        let skipped = match skipped {
+            0 => String::new(),
+            n => format!(
+                " ({n} more skipped: over {} nodes to solve)",
+                args.max_nodes
+            ),
+        };
         println!(
-            "  {:<7} {count} positions, {}-{} moves played",
+            "  {:<7} {count} positions, {}-{} moves played{skipped}",
             stage.name,
             stage.plies.start(),
             stage.plies.end()

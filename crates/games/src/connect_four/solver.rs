@@ -52,6 +52,10 @@ pub struct Solver {
     /// `key << 8 | bound << 2 | (value + 1)`; 0 is empty.
     table: Vec<u64>,
     nodes: u64,
+    /// The search gives up when `nodes` reaches this.
+    budget: u64,
+    /// Set when the budget ran out: values since are meaningless and not stored.
+    exhausted: bool,
 }
 
 impl Solver {
@@ -79,6 +83,8 @@ impl Solver {
             order,
             table: vec![0; table_entries.max(2).next_power_of_two()],
             nodes: 0,
+            budget: u64::MAX,
+            exhausted: false,
         })
     }
 
@@ -107,6 +113,28 @@ impl Solver {
     /// The value for the mover of each legal action of `position` (not finished), in
     /// action order.
     pub fn action_values(&mut self, position: &ConnectFour) -> Vec<(Action, i8)> {
+        self.budget = u64::MAX;
+        self.exhausted = false;
+        self.values_of_actions(position)
+    }
+
+    /// [`Solver::action_values`], or `None` if solving takes more than `max_nodes`
+    /// positions (some early positions take billions).
+    pub fn action_values_within(
+        &mut self,
+        position: &ConnectFour,
+        max_nodes: u64,
+    ) -> Option<Vec<(Action, i8)>> {
+        self.budget = self.nodes.saturating_add(max_nodes);
+        self.exhausted = false;
+        let values = self.values_of_actions(position);
+        let exhausted = self.exhausted;
+        self.budget = u64::MAX;
+        self.exhausted = false;
+        (!exhausted).then_some(values)
+    }
+
+    fn values_of_actions(&mut self, position: &ConnectFour) -> Vec<(Action, i8)> {
         let mover = position.to_move();
         position
             .legal_action_vec()
@@ -197,6 +225,12 @@ impl Solver {
         mut beta: i8,
     ) -> i8 {
         self.nodes += 1;
+        if self.nodes >= self.budget {
+            self.exhausted = true;
+        }
+        if self.exhausted {
+            return 0;
+        }
         let next = self.non_losing_moves(current, mask);
         if next == 0 {
             return -1;
@@ -243,6 +277,9 @@ impl Solver {
             if alpha >= beta {
                 break;
             }
+        }
+        if self.exhausted {
+            return best;
         }
         let bound = if best <= alpha_in {
             UPPER
@@ -367,6 +404,20 @@ mod tests {
         assert_eq!(value, -1);
         // The first player to move wins in one.
         assert_eq!(solve("d e d e d e").0, 1);
+    }
+
+    #[test]
+    fn a_search_over_budget_gives_up_and_leaves_the_table_sound() {
+        let mut game = ConnectFour::new();
+        for mv in ["d", "d", "c", "e", "d", "c", "e", "b", "f", "f"] {
+            game.play_notation(mv).unwrap();
+        }
+        let mut solver = Solver::new(&game, 1 << 20).unwrap();
+        assert_eq!(solver.action_values_within(&game, 10), None);
+        let values = solver.action_values(&game);
+        let mut fresh = Solver::new(&game, 1 << 20).unwrap();
+        assert_eq!(values, fresh.action_values(&game));
+        assert!(solver.action_values_within(&game, u64::MAX).is_some());
     }
 
     #[test]
