@@ -151,14 +151,15 @@ fn accuracy<G: Game>(
         bar.finish_and_clear();
         rows.push((text.clone(), scores));
     }
+    let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(30) + 2;
     println!();
-    print!("{:<40}", "optimal moves (95% interval)");
+    print!("{:<width$}", "optimal moves (95% interval)");
     for stage in &stage_list {
         print!("  {:>16}", stage.name);
     }
     println!("  {:>16}", "all");
     for (name, scores) in &rows {
-        print!("{name:<40}");
+        print!("{name:<width$}");
         for score in scores {
             print!(
                 "  {:>8.1}% ±{:>4.1}",
