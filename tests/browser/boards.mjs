@@ -10,7 +10,7 @@
 // a screenshot. Output as in connect4.mjs: `ok`/`not ok` lines, then `N passed, N failed`.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { checker, collectProblems, launch, settle } from './harness.mjs';
+import { checker, collectProblems, launch, serverState, settle } from './harness.mjs';
 
 const [game, url, screenshot] = process.argv.slice(2);
 if (!game || !url || !screenshot) {
@@ -19,11 +19,6 @@ if (!game || !url || !screenshot) {
 }
 
 const { check, finish } = checker(`${game}: `);
-
-async function serverState(id) {
-  const response = await fetch(new URL(`api/games/${id}`, url));
-  return response.json();
-}
 
 const cellSelector = (cell) => `#board .cell[data-cell="${cell}"]`;
 
@@ -52,7 +47,7 @@ async function dragMove(page, move) {
 // server's record of the game starts with `played`.
 async function afterMove(page, id, ply, played, how) {
   const state = await settle(page, `return s.ply > ${ply} && s.status !== "agent_to_move" && !s.thinking;`);
-  const server = await serverState(id);
+  const server = await serverState(url, id);
   check(server.moves[ply] === played && state.moves[ply] === played,
     `${how} plays ${played}`, `server has ${JSON.stringify(server.moves)}`);
   return state;

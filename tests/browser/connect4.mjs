@@ -10,7 +10,7 @@
 // and the exit code is non-zero on any failure.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { checker, collectProblems, launch, settle } from './harness.mjs';
+import { checker, collectProblems, launch, serverState, settle } from './harness.mjs';
 
 const url = process.argv[2];
 const screenshot = process.argv[3] || 'docs/images/web-connect4.png';
@@ -20,11 +20,6 @@ if (!url) {
 }
 
 const { check, finish } = checker();
-
-async function serverState(id) {
-  const response = await fetch(new URL(`api/games/${id}`, url));
-  return response.json();
-}
 
 const browser = await launch();
 
@@ -68,7 +63,7 @@ try {
 
   const statusText = await page.textContent('#status');
   const shownResult = await page.getAttribute('#status', 'data-result');
-  const server = await serverState(id);
+  const server = await serverState(url, id);
   check(server.status === 'over' && server.result !== null, 'the server says the game is over',
     JSON.stringify(server.result));
   const expected = { win: 'You win!', loss: 'The agent wins.', draw: 'A draw.' }[server.result.for_human];
@@ -102,7 +97,7 @@ try {
   state = await settle(page, 'return s.status === "human_to_move" && s.human === 1;');
   check(state.ply === 1 && await page.locator('#board .piece').count() === 1,
     'playing second, the agent moves first');
-  const first = await serverState(id);
+  const first = await serverState(url, id);
   check(first.ply === undone && first.status === 'human_to_move',
     'the first game is still on the server, untouched by the new ones');
 

@@ -56,3 +56,9 @@ export async function settle(page, predicate, arg, timeout = 30_000) {
   );
   return page.evaluate(() => window.zerosum.state);
 }
+
+// The server's own record of game `id` (its JSON API), to check the page against.
+export async function serverState(url, id) {
+  const response = await fetch(new URL(`api/games/${id}`, url));
+  return response.json();
+}

@@ -68,21 +68,10 @@ impl<G: Game> ExactSolver<G> {
                 None => Solved::TooHard,
             };
         }
-        let mover = position.to_move();
-        let mut values = Vec::new();
-        for action in position.legal_action_vec() {
-            let mut child = position.clone();
-            child.apply(action);
-            let value = match child.outcome() {
-                Some(outcome) => outcome.value_for(mover) as i8,
-                None => match self.generic.value(&child) {
-                    Some(value) => -value,
-                    None => return Solved::TooLarge,
-                },
-            };
-            values.push((action, value));
+        match self.generic.action_values(position) {
+            Some(values) => Solved::Values(values),
+            None => Solved::TooLarge,
         }
-        Solved::Values(values)
     }
 }
 

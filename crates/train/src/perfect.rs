@@ -54,8 +54,9 @@ impl<G: Game> PerfectSolver<G> {
         Some(value_for(v as f32, child.to_move(), mover) as i8)
     }
 
-    /// The actions that keep the exact value of `position`, and that value.
-    pub fn best_actions(&mut self, position: &G) -> Option<(Vec<Action>, i8)> {
+    /// The exact value for the mover of each legal action of `position`, in action order;
+    /// `None` if the game is too large for the limit.
+    pub fn action_values(&mut self, position: &G) -> Option<Vec<(Action, i8)>> {
         let mover = position.to_move();
         let mut scored = Vec::new();
         for action in position.legal_action_vec() {
@@ -63,6 +64,12 @@ impl<G: Game> PerfectSolver<G> {
             next.apply(action);
             scored.push((action, self.child_value(&next, mover)?));
         }
+        Some(scored)
+    }
+
+    /// The actions that keep the exact value of `position`, and that value.
+    pub fn best_actions(&mut self, position: &G) -> Option<(Vec<Action>, i8)> {
+        let scored = self.action_values(position)?;
         let best = scored.iter().map(|s| s.1).max()?;
         Some((
             scored
