@@ -173,3 +173,78 @@ fn export_names_the_file_and_line_of_bad_records() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `gtp:COMMAND` plays another program over GTP; here that program is this binary's own
+/// `gtp` front end. The engine starts on 9x9 and must be told the arena's 5x5 board, or
+/// its moves would not parse or be legal.
+#[test]
+fn arena_plays_an_external_gtp_engine() {
+    let dir = scratch("gtp-engine");
+    let engine = format!(
+        "gtp:{} gtp --game go:size=9 --sims 64",
+        env!("CARGO_BIN_EXE_zerosum")
+    );
+    let output = zerosum(
+        &[
+            "arena",
+            &engine,
+            "random",
+            "--game",
+            "go:size=5",
+            "--games",
+            "4",
+        ],
+        "",
+        &dir,
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("vs random: 4 games"), "{stdout}");
+
+    let engine = format!(
+        "gtp:{} gtp --game tictactoe --sims 400",
+        env!("CARGO_BIN_EXE_zerosum")
+    );
+    let output = zerosum(
+        &[
+            "arena",
+            &engine,
+            "random",
+            "--game",
+            "tictactoe",
+            "--games",
+            "10",
+        ],
+        "",
+        &dir,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("-0 "),
+        "searching engine never loses: {stdout}"
+    );
+
+    let output = zerosum(
+        &[
+            "arena",
+            "gtp:./no-such-engine",
+            "random",
+            "--game",
+            "tictactoe",
+        ],
+        "",
+        &dir,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("cannot start './no-such-engine'"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -29,6 +29,7 @@ pub mod compare;
 pub mod config;
 pub mod error;
 pub mod gating;
+pub mod gtp_client;
 pub mod history;
 pub mod ladder;
 pub mod metrics;

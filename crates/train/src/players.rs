@@ -13,6 +13,7 @@ use zerosum_search::{
 };
 
 use crate::error::TrainError;
+use crate::gtp_client::GtpClient;
 use crate::perfect::PerfectSolver;
 
 /// A player named on the command line.
@@ -36,6 +37,11 @@ pub enum PlayerSpec {
     Perfect,
     /// A person at the terminal.
     Human,
+    /// Another program over the Go Text Protocol: `gtp:PROGRAM ARGS...` (split at spaces).
+    Gtp {
+        /// The program and its arguments.
+        command: Vec<String>,
+    },
 }
 
 impl FromStr for PlayerSpec {
@@ -79,6 +85,13 @@ impl FromStr for PlayerSpec {
                     path: PathBuf::from(path),
                     sims,
                 })
+            }
+            "gtp" => {
+                let command: Vec<String> = rest.split_whitespace().map(String::from).collect();
+                if command.is_empty() {
+                    return Err(bad("gtp needs a command, like 'gtp:gnugo --mode gtp'"));
+                }
+                Ok(PlayerSpec::Gtp { command })
             }
             _ => Err(bad("unknown player kind")),
         }
@@ -296,6 +309,7 @@ pub fn build_agent<G: Game>(
                 sims,
             ))
         }
+        PlayerSpec::Gtp { command } => Box::new(GtpClient::start(command, game)?),
         PlayerSpec::Human => {
             return Err(TrainError::BadPlayer {
                 spec: "human".to_string(),
@@ -312,6 +326,12 @@ mod tests {
     #[test]
     fn specs_parse() {
         assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
+        assert_eq!(
+            "gtp:gnugo --mode gtp".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Gtp {
+                command: vec!["gnugo".into(), "--mode".into(), "gtp".into()]
+            }
+        );
         assert_eq!(
             "mcts:400".parse::<PlayerSpec>().unwrap(),
             PlayerSpec::Mcts { sims: 400 }
@@ -332,6 +352,8 @@ mod tests {
             "checkpoint:",
             "checkpoint:a,depth=3",
             "gnugo",
+            "gtp:",
+            "gtp:  ",
             "random:3",
         ] {
             let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();

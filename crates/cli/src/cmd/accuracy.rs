@@ -54,6 +54,9 @@ pub fn run(args: Args) -> Result<()> {
     if specs.contains(&PlayerSpec::Human) {
         bail!("a human cannot be scored here; use `zerosum play`");
     }
+    if specs.iter().any(|s| matches!(s, PlayerSpec::Gtp { .. })) {
+        bail!("a gtp engine hears whole games, not loose positions; use `zerosum arena`");
+    }
     if args.positions == 0 {
         bail!("--positions must be at least 1");
     }

@@ -12,7 +12,8 @@ use crate::human::HumanAgent;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Player A: checkpoint:PATH[,sims=N], mcts:N, random, perfect or human
+    /// Player A: checkpoint:PATH[,sims=N], mcts:N, random, perfect, human or gtp:COMMAND (an
+    /// engine spoken to over GTP)
     pub player_a: String,
     /// Player B, in the same form
     pub player_b: String,

@@ -110,7 +110,7 @@ pub fn ladder_players(
         if let PlayerSpec::Checkpoint { .. } | PlayerSpec::Human = spec {
             return Err(TrainError::BadPlayer {
                 spec: spec_name(spec),
-                reason: "an anchor must be random, perfect or mcts:N".to_string(),
+                reason: "an anchor must be random, perfect, mcts:N or gtp:COMMAND".to_string(),
             });
         }
         if !players.iter().any(|p| p.spec == *spec) {
@@ -164,6 +164,7 @@ fn spec_name(spec: &PlayerSpec) -> String {
         PlayerSpec::Human => "human".to_string(),
         PlayerSpec::Mcts { sims } => format!("mcts:{sims}"),
         PlayerSpec::Checkpoint { path, .. } => format!("checkpoint:{}", path.display()),
+        PlayerSpec::Gtp { command } => format!("gtp:{}", command.join(" ")),
     }
 }
 

@@ -1,0 +1,190 @@
+//! Another program as a player, spoken to over the Go Text Protocol: `gtp:COMMAND`, such
+//! as `gtp:/usr/games/gnugo --mode gtp --chinese-rules --capture-all-dead`.
+//!
+//! The engine hears every move with `play` and is asked for its own with `genmove`;
+//! colour `b` is the first player and `w` the second, as in `zerosum gtp`, and moves are in
+//! the game's notation. A game named with `size=` or `komi=` sends `boardsize` and `komi`
+//! first, so a Go engine plays the board and rules that the arena scores.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use rand::rngs::SmallRng;
+use zerosum_games::{Action, Game, Player};
+
+use crate::error::TrainError;
+use crate::players::{Agent, Choice};
+
+/// A running GTP engine.
+pub struct GtpClient {
+    name: String,
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    /// The move the engine chose last, which it has already played on its own board.
+    generated: Option<Action>,
+    /// A `play` or `clear_board` the engine refused: its board is no longer the arena's,
+    /// so its next turn reports this instead of moving.
+    out_of_step: Option<TrainError>,
+}
+
+impl GtpClient {
+    /// Starts `command` (a program and its arguments) and sets up `game`'s board size and
+    /// komi where its name has them.
+    pub fn start<G: Game>(command: &[String], game: &G) -> Result<GtpClient, TrainError> {
+        let name = format!("gtp:{}", command.join(" "));
+        let stopped = |reason: String| TrainError::PlayerStopped {
+            player: name.clone(),
+            reason,
+        };
+        let (program, args) = command
+            .split_first()
+            .ok_or_else(|| stopped("no command to run".to_string()))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| stopped(format!("cannot start '{program}': {e}")))?;
+        let stdin = child.stdin.take().expect("stdin was piped");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout was piped"));
+        let mut client = GtpClient {
+            name,
+            child,
+            stdin,
+            stdout,
+            generated: None,
+            out_of_step: None,
+        };
+        let game_name = game.name();
+        let params = game_name.split_once(':').map_or("", |(_, p)| p);
+        for (key, value) in params.split(',').filter_map(|p| p.split_once('=')) {
+            match key {
+                "size" => client.send(&format!("boardsize {value}"))?,
+                "komi" => client.send(&format!("komi {value}"))?,
+                _ => String::new(),
+            };
+        }
+        client.send("clear_board")?;
+        Ok(client)
+    }
+
+    /// Sends one command and returns the text of its success reply.
+    fn send(&mut self, command: &str) -> Result<String, TrainError> {
+        let name = self.name.clone();
+        let stopped = |reason: String| TrainError::PlayerStopped {
+            player: name.clone(),
+            reason,
+        };
+        writeln!(self.stdin, "{command}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| stopped(format!("'{command}' could not be sent: {e}")))?;
+        // A reply is one or more lines after `=` or `?`, ended by an empty line.
+        let mut reply = String::new();
+        loop {
+            let mut line = String::new();
+            let read = self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|e| stopped(format!("no reply to '{command}': {e}")))?;
+            if read == 0 {
+                return Err(stopped(format!("the engine exited on '{command}'")));
+            }
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() {
+                if reply.is_empty() {
+                    continue; // blank lines before a reply carry nothing
+                }
+                break;
+            }
+            reply.push_str(line);
+            reply.push('\n');
+        }
+        let reply = reply.trim_end();
+        if let Some(text) = reply.strip_prefix('=') {
+            Ok(text.trim().to_string())
+        } else {
+            let text = reply.strip_prefix('?').unwrap_or(reply).trim();
+            Err(stopped(format!("answered '{command}' with: {text}")))
+        }
+    }
+}
+
+fn colour(player: Player) -> &'static str {
+    if player == Player::FIRST {
+        "b"
+    } else {
+        "w"
+    }
+}
+
+impl<G: Game> Agent<G> for GtpClient {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose(&mut self, position: &G, _rng: &mut SmallRng) -> Result<Choice, TrainError> {
+        if let Some(error) = self.out_of_step.take() {
+            return Err(error);
+        }
+        let reply = self.send(&format!("genmove {}", colour(position.to_move())))?;
+        if reply.eq_ignore_ascii_case("resign") {
+            // The arena scores finished games by the rules only: a resignation has no place.
+            return Err(TrainError::PlayerStopped {
+                player: self.name.clone(),
+                reason: "resigned; run it with resignation off (GNU Go: --never-resign)"
+                    .to_string(),
+            });
+        }
+        let action = position
+            .parse_action(&reply)
+            .map_err(|e| TrainError::PlayerStopped {
+                player: self.name.clone(),
+                reason: format!("chose '{reply}': {e}"),
+            })?;
+        self.generated = Some(action);
+        Ok(Choice {
+            action,
+            value: None,
+            search: None,
+        })
+    }
+
+    fn observe(&mut self, position: &G, action: Action) {
+        if self.generated.take() == Some(action) {
+            return;
+        }
+        let command = format!(
+            "play {} {}",
+            colour(position.to_move()),
+            position.format_action(action)
+        );
+        if let Err(error) = self.send(&command) {
+            self.out_of_step.get_or_insert(error);
+        }
+    }
+
+    fn reset(&mut self) {
+        self.generated = None;
+        self.out_of_step = None;
+        if let Err(error) = self.send("clear_board") {
+            self.out_of_step = Some(error);
+        }
+    }
+}
+
+impl Drop for GtpClient {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit").and_then(|()| self.stdin.flush());
+        // An engine that ignores `quit` must not hang the arena at its end.
+        for _ in 0..50 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
