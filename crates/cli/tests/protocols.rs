@@ -23,6 +23,18 @@ fn zerosum(args: &[&str], stdin: &str, dir: &Path) -> Output {
     child.wait_with_output().expect("the binary ends")
 }
 
+/// Runs the binary, insists that it succeeded (showing its errors if not), and returns
+/// its standard output.
+fn succeed(args: &[&str], dir: &Path) -> String {
+    let output = zerosum(args, "", dir);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("zerosum-protocols-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -92,17 +104,11 @@ fn uci_refuses_games_other_than_chess() {
 fn arena_save_writes_sgf_and_export_writes_pgn() {
     let dir = scratch("records");
     // Go: the arena writes the JSON Lines file and an SGF collection beside it.
-    let output = zerosum(
+    succeed(
         &[
             "arena", "random", "random", "--game", "go", "--games", "3", "--save", "go.jsonl",
         ],
-        "",
         &dir,
-    );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
     );
     let sgf = std::fs::read_to_string(dir.join("go.sgf")).unwrap();
     assert_eq!(sgf.matches("(;FF[4]GM[1]").count(), 3, "{sgf}");
@@ -111,8 +117,7 @@ fn arena_save_writes_sgf_and_export_writes_pgn() {
         "{sgf}"
     );
     // `export` writes the same games from the JSON Lines file.
-    let output = zerosum(&["export", "go.jsonl", "--out", "again.sgf"], "", &dir);
-    assert!(output.status.success());
+    succeed(&["export", "go.jsonl", "--out", "again.sgf"], &dir);
     let again = std::fs::read_to_string(dir.join("again.sgf")).unwrap();
     let moves = |text: &str| -> Vec<String> {
         text.lines()
@@ -126,13 +131,8 @@ fn arena_save_writes_sgf_and_export_writes_pgn() {
     // mover's e2, north by two), since actions are seen from the mover's side.
     let record = r#"{"game":"chess:max_plies=512","players":["a","b"],"actions":[877,877],"moves":["e2e4","e7e5"],"result":"1/2-1/2","value_first":0.0}"#;
     std::fs::write(dir.join("gen-0001.jsonl"), format!("{record}\n{record}\n")).unwrap();
-    let output = zerosum(&["export", "gen-0001.jsonl"], "", &dir);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(String::from_utf8_lossy(&output.stdout).contains("wrote 2 games to gen-0001.pgn"));
+    let stdout = succeed(&["export", "gen-0001.jsonl"], &dir);
+    assert!(stdout.contains("wrote 2 games to gen-0001.pgn"));
     let pgn = std::fs::read_to_string(dir.join("gen-0001.pgn")).unwrap();
     assert_eq!(pgn.matches("[Event \"zerosum gen-0001.jsonl\"]").count(), 2);
     assert!(pgn.contains("\n\n1. e4 e5 *\n\n[Event"), "{pgn}");
@@ -184,7 +184,7 @@ fn arena_plays_an_external_gtp_engine() {
         "gtp:{} gtp --game go:size=9 --sims 64",
         env!("CARGO_BIN_EXE_zerosum")
     );
-    let output = zerosum(
+    let stdout = succeed(
         &[
             "arena",
             &engine,
@@ -194,22 +194,15 @@ fn arena_plays_an_external_gtp_engine() {
             "--games",
             "4",
         ],
-        "",
         &dir,
     );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("vs random: 4 games"), "{stdout}");
 
     let engine = format!(
         "gtp:{} gtp --game tictactoe --sims 400",
         env!("CARGO_BIN_EXE_zerosum")
     );
-    let output = zerosum(
+    let stdout = succeed(
         &[
             "arena",
             &engine,
@@ -219,10 +212,8 @@ fn arena_plays_an_external_gtp_engine() {
             "--games",
             "10",
         ],
-        "",
         &dir,
     );
-    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("-0 "),
         "searching engine never loses: {stdout}"

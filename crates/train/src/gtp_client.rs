@@ -33,20 +33,16 @@ impl GtpClient {
     /// komi where its name has them.
     pub fn start<G: Game>(command: &[String], game: &G) -> Result<GtpClient, TrainError> {
         let name = format!("gtp:{}", command.join(" "));
-        let stopped = |reason: String| TrainError::PlayerStopped {
-            player: name.clone(),
-            reason,
-        };
         let (program, args) = command
             .split_first()
-            .ok_or_else(|| stopped("no command to run".to_string()))?;
+            .ok_or_else(|| stopped(&name, "no command to run".to_string()))?;
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| stopped(format!("cannot start '{program}': {e}")))?;
+            .map_err(|e| stopped(&name, format!("cannot start '{program}': {e}")))?;
         let stdin = child.stdin.take().expect("stdin was piped");
         let stdout = BufReader::new(child.stdout.take().expect("stdout was piped"));
         let mut client = GtpClient {
@@ -60,11 +56,12 @@ impl GtpClient {
         let game_name = game.name();
         let params = game_name.split_once(':').map_or("", |(_, p)| p);
         for (key, value) in params.split(',').filter_map(|p| p.split_once('=')) {
-            match key {
-                "size" => client.send(&format!("boardsize {value}"))?,
-                "komi" => client.send(&format!("komi {value}"))?,
-                _ => String::new(),
+            let setup = match key {
+                "size" => format!("boardsize {value}"),
+                "komi" => format!("komi {value}"),
+                _ => continue,
             };
+            client.send(&setup)?;
         }
         client.send("clear_board")?;
         Ok(client)
@@ -72,14 +69,10 @@ impl GtpClient {
 
     /// Sends one command and returns the text of its success reply.
     fn send(&mut self, command: &str) -> Result<String, TrainError> {
-        let name = self.name.clone();
-        let stopped = |reason: String| TrainError::PlayerStopped {
-            player: name.clone(),
-            reason,
-        };
+        let name = &self.name;
         writeln!(self.stdin, "{command}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|e| stopped(format!("'{command}' could not be sent: {e}")))?;
+            .map_err(|e| stopped(name, format!("'{command}' could not be sent: {e}")))?;
         // A reply is one or more lines after `=` or `?`, ended by an empty line.
         let mut reply = String::new();
         loop {
@@ -87,9 +80,9 @@ impl GtpClient {
             let read = self
                 .stdout
                 .read_line(&mut line)
-                .map_err(|e| stopped(format!("no reply to '{command}': {e}")))?;
+                .map_err(|e| stopped(name, format!("no reply to '{command}': {e}")))?;
             if read == 0 {
-                return Err(stopped(format!("the engine exited on '{command}'")));
+                return Err(stopped(name, format!("the engine exited on '{command}'")));
             }
             let line = line.trim_end_matches(['\r', '\n']);
             if line.is_empty() {
@@ -106,8 +99,15 @@ impl GtpClient {
             Ok(text.trim().to_string())
         } else {
             let text = reply.strip_prefix('?').unwrap_or(reply).trim();
-            Err(stopped(format!("answered '{command}' with: {text}")))
+            Err(stopped(name, format!("answered '{command}' with: {text}")))
         }
+    }
+}
+
+fn stopped(player: &str, reason: String) -> TrainError {
+    TrainError::PlayerStopped {
+        player: player.to_string(),
+        reason,
     }
 }
 
@@ -131,18 +131,14 @@ impl<G: Game> Agent<G> for GtpClient {
         let reply = self.send(&format!("genmove {}", colour(position.to_move())))?;
         if reply.eq_ignore_ascii_case("resign") {
             // The arena scores finished games by the rules only: a resignation has no place.
-            return Err(TrainError::PlayerStopped {
-                player: self.name.clone(),
-                reason: "resigned; run it with resignation off (GNU Go: --never-resign)"
-                    .to_string(),
-            });
+            return Err(stopped(
+                &self.name,
+                "resigned; run it with resignation off (GNU Go: --never-resign)".to_string(),
+            ));
         }
         let action = position
             .parse_action(&reply)
-            .map_err(|e| TrainError::PlayerStopped {
-                player: self.name.clone(),
-                reason: format!("chose '{reply}': {e}"),
-            })?;
+            .map_err(|e| stopped(&self.name, format!("chose '{reply}': {e}")))?;
         self.generated = Some(action);
         Ok(Choice {
             action,
