@@ -6,9 +6,14 @@ use anyhow::{bail, Context, Result};
 use zerosum_games::registry::{parse_game, AnyGame};
 use zerosum_train::RunConfig;
 
-/// The default config of each game, built into the binary.
-pub fn default_config_text(short_name: &str) -> &'static str {
-    match short_name {
+/// The default config of the game named `spec`: a board with a config of its own
+/// (`gomoku:size=9`, the size Gomoku is measured on) first, else the game's.
+pub fn default_config_text(spec: &str) -> &'static str {
+    let variant = parse_game(spec).map(|game| game.name()).unwrap_or_default();
+    if variant == "gomoku:size=9" {
+        return include_str!("../../../../configs/gomoku-9x9.toml");
+    }
+    match spec.split(':').next().unwrap_or(spec).trim() {
         "tictactoe" => include_str!("../../../../configs/tictactoe.toml"),
         "connect4" => include_str!("../../../../configs/connect4.toml"),
         "go" => include_str!("../../../../configs/go.toml"),
@@ -56,8 +61,7 @@ impl GameArgs {
                         zerosum_games::registry::GAME_NAMES.join(", ")
                     )
                 };
-                let short = game.split(':').next().unwrap_or(game);
-                default_config_text(short).to_string()
+                default_config_text(game).to_string()
             }
         };
         if let Some(game) = &self.game {
@@ -152,5 +156,41 @@ pub fn positive(text: &str) -> Result<usize, String> {
         _ => Err(format!(
             "expected a whole number of at least 1, got '{text}'"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(game: &str) -> RunConfig {
+        let args = GameArgs {
+            game: Some(game.to_string()),
+            config: None,
+            overrides: Vec::new(),
+            seed: None,
+            device: None,
+        };
+        args.resolve().expect("the default config resolves").1
+    }
+
+    #[test]
+    fn every_game_has_a_default_config_that_validates() {
+        for name in zerosum_games::registry::GAME_NAMES {
+            let config = resolve(name);
+            assert_eq!(parse_game(&config.game).unwrap().short_name(), *name);
+        }
+    }
+
+    #[test]
+    fn gomoku_9x9_has_a_default_of_its_own() {
+        let nine = default_config_text("gomoku: size = 9");
+        assert_ne!(nine, default_config_text("gomoku"));
+        assert_eq!(
+            default_config_text("gomoku:size=11"),
+            default_config_text("gomoku")
+        );
+        assert_eq!(resolve("gomoku:size=9").game, "gomoku:size=9");
+        assert_eq!(resolve("gomoku:size=11").game, "gomoku:size=11");
     }
 }
