@@ -51,6 +51,9 @@ pub struct SearchConfig {
     pub dirichlet_epsilon: f32,
     /// Propagate proven wins and losses up the tree (MCTS-solver) and play them.
     pub solver: bool,
+    /// With the solver: on expanding a node, apply each of its actions and mark those that
+    /// end the game as proven, so that a win in one is never missed.
+    pub terminal_check: bool,
     /// Keep the subtree under the played move for the next search.
     pub reuse_tree: bool,
     /// Network outputs kept per search driver, keyed by position hash; 0 turns the cache off.
@@ -82,6 +85,7 @@ impl Default for SearchConfig {
             dirichlet_alpha: 0.3,
             dirichlet_epsilon: 0.25,
             solver: true,
+            terminal_check: true,
             reuse_tree: true,
             cache_capacity: 200_000,
             algorithm: Algorithm::Puct,

@@ -116,6 +116,7 @@ pub fn add_dirichlet_noise(
 pub(crate) fn expand<G: Game>(
     tree: &mut Tree<G>,
     path: &[NodeId],
+    position: &G,
     mut priors: Vec<(Action, f32)>,
     value: f32,
     config: &SearchConfig,
@@ -132,8 +133,31 @@ pub(crate) fn expand<G: Game>(
     }
     tree.add_children(leaf, &priors);
     tree.node_mut(leaf).raw_value = value;
+    if config.solver && config.terminal_check {
+        prove_finished_children(tree, leaf, position);
+    }
+    // A leaf proven by its children backs up its exact value rather than the network's.
+    let value = tree.node(leaf).bound.value().unwrap_or(value);
     let player = tree.node(leaf).player;
     backup(tree, path, value, player, config);
+}
+
+/// Marks the children of the just-expanded `id` whose action ends the game as proven, so
+/// that the solver sees a win in one (or a move that loses at once) before any simulation
+/// has to stumble on it under a prior that overlooks it.
+fn prove_finished_children<G: Game>(tree: &mut Tree<G>, id: NodeId, position: &G) {
+    let mover = tree.node(id).player;
+    for child in tree.node(id).children() {
+        let mut next = position.clone();
+        next.apply(tree.node(child).action);
+        if let Some(outcome) = next.outcome() {
+            let node = tree.node_mut(child);
+            node.player = mover;
+            node.expanded = true;
+            node.bound = Bound::of_value(outcome.value_for(mover));
+        }
+    }
+    solver::update_bound(tree, id);
 }
 
 /// Network outputs by position hash: legal-action priors and the value.
@@ -273,7 +297,7 @@ pub fn simulate_step<G: Game, E: Evaluator<G> + ?Sized>(
             .then(|| cache.get(Game::hash(&leaf.position)))
             .flatten()
         {
-            expand(tree, &leaf.path, priors, value, config, rng);
+            expand(tree, &leaf.path, &leaf.position, priors, value, config, rng);
         } else {
             scratch.positions.push(leaf.position);
             scratch.pending.push((index, leaf.path));
@@ -295,7 +319,15 @@ pub fn simulate_step<G: Game, E: Evaluator<G> + ?Sized>(
         if use_cache {
             cache.insert(Game::hash(position), &priors, value);
         }
-        expand(&mut trees[index], &path, priors, value, config, rng);
+        expand(
+            &mut trees[index],
+            &path,
+            position,
+            priors,
+            value,
+            config,
+            rng,
+        );
     }
 }
 
@@ -472,6 +504,51 @@ mod tests {
         assert!(win.visits > 0);
         assert_eq!(win.mean_value(), 1.0);
         assert_eq!(tree.root().bound, Bound::Win);
+    }
+
+    /// The tree after `sims` simulations from `moves` with uniform priors.
+    fn searched(moves: &[&str], sims: usize, terminal_check: bool) -> Tree<TicTacToe> {
+        let mut tree = Tree::new(position(moves));
+        let config = SearchConfig {
+            terminal_check,
+            ..SearchConfig::default()
+        };
+        let mut rng = SmallRng::seed_from_u64(4);
+        let mut cache = EvalCache::new(0);
+        search_one(
+            &mut tree,
+            &mut UniformEvaluator,
+            &config,
+            sims,
+            &mut cache,
+            &mut rng,
+        );
+        tree
+    }
+
+    #[test]
+    fn the_terminal_check_proves_a_win_in_one_at_expansion() {
+        // x to move wins at a3. Expanding the root is enough to prove it with the check;
+        // without it, one simulation has not visited a3.
+        let moves = ["a1", "b1", "a2", "b2"];
+        assert_eq!(searched(&moves, 1, true).root().bound, Bound::Win);
+        assert_eq!(searched(&moves, 1, false).root().bound, Bound::Unknown);
+    }
+
+    #[test]
+    fn the_terminal_check_proves_moves_that_allow_a_win_in_one_lost() {
+        // o threatens b3; every x move but b3 is lost the moment its node is expanded.
+        let tree = searched(&["a1", "b1", "c3", "b2"], 6, true);
+        let block = position(&[]).parse_action("b3").unwrap();
+        let mut proven_lost = 0;
+        for child in tree.root().children() {
+            let node = tree.node(child);
+            if node.action != block && node.num_children > 0 {
+                assert_eq!(node.bound.seen_by(node.player, Player::FIRST), Bound::Loss);
+                proven_lost += 1;
+            }
+        }
+        assert!(proven_lost >= 2, "only {proven_lost} replies were expanded");
     }
 
     #[test]

@@ -42,16 +42,18 @@ pub fn exact_value<G: Game>(position: &G, player: Player, memo: &mut HashMap<G, 
 
 /// Every node reached by at least one simulation, with its position, depth first.
 pub fn visited_nodes<G: Game>(tree: &Tree<G>) -> Vec<(NodeId, G)> {
+    nodes_where(tree, |id| tree.node(id).visits > 0)
+}
+
+/// The nodes under which `keep` holds all the way down from the root, with positions.
+fn nodes_where<G: Game>(tree: &Tree<G>, keep: impl Fn(NodeId) -> bool) -> Vec<(NodeId, G)> {
     let mut out = Vec::new();
     let mut stack = vec![(NodeId::ROOT, tree.root_position().clone())];
     while let Some((id, position)) = stack.pop() {
-        let node = tree.node(id);
-        for child in node.children() {
-            if tree.node(child).visits > 0 {
-                let mut next = position.clone();
-                next.apply(tree.node(child).action);
-                stack.push((child, next));
-            }
+        for child in tree.node(id).children().filter(|&child| keep(child)) {
+            let mut next = position.clone();
+            next.apply(tree.node(child).action);
+            stack.push((child, next));
         }
         out.push((id, position));
     }
@@ -63,7 +65,9 @@ pub fn visited_nodes<G: Game>(tree: &Tree<G>) -> Vec<(NodeId, G)> {
 pub fn check_proofs<G: Game>(tree: &Tree<G>) -> usize {
     let mut memo = HashMap::new();
     let mut proven = 0;
-    for (id, position) in visited_nodes(tree) {
+    // Visited nodes, and the finished games the terminal check proved without a visit.
+    let reached = |id| tree.node(id).visits > 0 || tree.node(id).bound != Bound::Unknown;
+    for (id, position) in nodes_where(tree, reached) {
         let node = tree.node(id);
         if let Some(value) = node.bound.value() {
             let exact = exact_value(&position, node.player, &mut memo);
