@@ -1,6 +1,7 @@
 //! Matches between two players: colours alternate, results with a 95% interval and Elo.
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::Rng;
@@ -28,6 +29,42 @@ pub struct MatchReport {
     pub wins_as_first: u32,
     /// A's wins when A moved second.
     pub wins_as_second: u32,
+    /// Moves A chose (opening plies are not chosen) and the seconds it took over them.
+    #[serde(default)]
+    pub thinking: Thinking,
+    /// The same for B.
+    #[serde(default)]
+    pub opponent_thinking: Thinking,
+}
+
+/// How long a player took to choose its moves: compares budgets of different kinds
+/// (`mcts:1000`'s rollouts against a network's 96 simulations) in the one unit they share.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Thinking {
+    /// Moves chosen.
+    pub moves: u32,
+    /// Seconds spent choosing them.
+    pub seconds: f64,
+}
+
+impl Thinking {
+    /// Milliseconds a move (0 before the first).
+    pub fn millis_per_move(&self) -> f64 {
+        if self.moves == 0 {
+            return 0.0;
+        }
+        1000.0 * self.seconds / self.moves as f64
+    }
+
+    fn add(&mut self, elapsed: Duration) {
+        self.moves += 1;
+        self.seconds += elapsed.as_secs_f64();
+    }
+
+    fn merge(&mut self, other: Thinking) {
+        self.moves += other.moves;
+        self.seconds += other.seconds;
+    }
 }
 
 impl MatchReport {
@@ -90,6 +127,15 @@ impl MatchReport {
     }
 }
 
+/// Three significant digits for small numbers (`0.0123`), one decimal from 10 up.
+fn short_number(x: f64) -> String {
+    if x == 0.0 || x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.*}", (2.0 - x.log10().floor()).max(0.0) as usize)
+    }
+}
+
 /// `-400 log10(1/s - 1)`, clamped to +-800.
 pub fn elo_of_score(score: f64) -> f64 {
     let s = score.clamp(1e-9, 1.0 - 1e-9);
@@ -102,7 +148,7 @@ impl fmt::Display for MatchReport {
         let (elo_low, elo_high) = self.elo_interval();
         write!(
             f,
-            "{} vs {}: {} games, +{} ={} -{} (as first: {} wins, as second: {} wins), score {:.1}% [{:.1}%, {:.1}%], Elo {:+.0} [{:+.0}, {:+.0}]",
+            "{} vs {}: {} games, +{} ={} -{} (as first: {} wins, as second: {} wins), score {:.1}% [{:.1}%, {:.1}%], Elo {:+.0} [{:+.0}, {:+.0}], {} ms a move against {}",
             self.player,
             self.opponent,
             self.games(),
@@ -116,7 +162,9 @@ impl fmt::Display for MatchReport {
             100.0 * high,
             self.elo(),
             elo_low,
-            elo_high
+            elo_high,
+            short_number(self.thinking.millis_per_move()),
+            short_number(self.opponent_thinking.millis_per_move()),
         )
     }
 }
@@ -138,6 +186,17 @@ pub fn play_game_from<G: Game>(
     players: [&mut dyn Agent<G>; 2],
     rng: &mut SmallRng,
 ) -> Result<GameRecord, TrainError> {
+    play_timed_game(initial, opening, players, rng).map(|(record, _)| record)
+}
+
+/// [`play_game_from`], also returning how long the first and the second player thought.
+fn play_timed_game<G: Game>(
+    initial: &G,
+    opening: &[Action],
+    players: [&mut dyn Agent<G>; 2],
+    rng: &mut SmallRng,
+) -> Result<(GameRecord, [Thinking; 2]), TrainError> {
+    let mut thinking = [Thinking::default(); 2];
     let [first, second] = players;
     first.reset();
     second.reset();
@@ -150,12 +209,14 @@ pub fn play_game_from<G: Game>(
         actions.push(action);
     }
     while !position.is_terminal() {
-        let mover = if position.to_move() == Player::FIRST {
-            &mut *first
+        let (mover, clock) = if position.to_move() == Player::FIRST {
+            (&mut *first, &mut thinking[0])
         } else {
-            &mut *second
+            (&mut *second, &mut thinking[1])
         };
+        let started = Instant::now();
         let choice = mover.choose(&position, rng)?;
+        clock.add(started.elapsed());
         if !position.is_legal(choice.action) {
             return Err(TrainError::PlayerStopped {
                 player: mover.name(),
@@ -170,12 +231,8 @@ pub fn play_game_from<G: Game>(
         position.apply(choice.action);
         actions.push(choice.action);
     }
-    Ok(GameRecord::new(
-        initial,
-        [first.name(), second.name()],
-        actions,
-        Vec::new(),
-    ))
+    let record = GameRecord::new(initial, [first.name(), second.name()], actions, Vec::new());
+    Ok((record, thinking))
 }
 
 /// Plays `games` games between `a` and `b`, A first in even-numbered games; calls
@@ -236,17 +293,15 @@ pub fn play_match_with_openings<G: Game>(
         if a_first {
             opening = random_opening(initial, opening_plies, rng);
         }
-        let record = if a_first {
-            play_game_from(initial, &opening, [&mut *a, &mut *b], rng)?
+        let (record, clocks) = if a_first {
+            play_timed_game(initial, &opening, [&mut *a, &mut *b], rng)?
         } else {
-            play_game_from(initial, &opening, [&mut *b, &mut *a], rng)?
+            play_timed_game(initial, &opening, [&mut *b, &mut *a], rng)?
         };
-        let value_for_a = if a_first {
-            record.value_first
-        } else {
-            -record.value_first
-        };
-        report.add(value_for_a, a_first);
+        let (a_seat, sign) = if a_first { (0, 1.0) } else { (1, -1.0) };
+        report.add(sign * record.value_first, a_first);
+        report.thinking.merge(clocks[a_seat]);
+        report.opponent_thinking.merge(clocks[1 - a_seat]);
         on_game(&record, &report);
     }
     Ok(report)
@@ -288,6 +343,33 @@ mod tests {
     }
 
     #[test]
+    fn thinking_counts_the_moves_each_player_chose() {
+        use crate::players::{PerfectAgent, RandomAgent};
+        use rand::SeedableRng;
+        use zerosum_games::tic_tac_toe::TicTacToe;
+        let mut rng = SmallRng::seed_from_u64(3);
+        let (mut a, mut b) = (RandomAgent, PerfectAgent::new(10_000));
+        let mut chosen_by_a = 0;
+        let mut chosen = 0;
+        let report =
+            play_match_with_openings(&TicTacToe::new(), &mut a, &mut b, 6, 2, &mut rng, |r, s| {
+                let after_opening = r.actions.len() as u32 - 2;
+                let a_first = s.games() % 2 == 1;
+                chosen_by_a += if a_first {
+                    after_opening.div_ceil(2)
+                } else {
+                    after_opening / 2
+                };
+                chosen += after_opening;
+            })
+            .unwrap();
+        assert_eq!(report.thinking.moves, chosen_by_a);
+        assert_eq!(report.opponent_thinking.moves, chosen - chosen_by_a);
+        assert!(report.opponent_thinking.seconds > 0.0);
+        assert!(report.to_string().contains(" ms a move against "));
+    }
+
+    #[test]
     fn scores_and_elo() {
         let even = MatchReport {
             wins: 10,
@@ -311,5 +393,14 @@ mod tests {
         };
         assert!(perfect.score_interval().0 < 1.0);
         assert_eq!(perfect.elo(), 800.0);
+    }
+
+    #[test]
+    fn short_numbers_keep_three_digits() {
+        assert_eq!(short_number(0.0), "0.0");
+        assert_eq!(short_number(0.01234), "0.0123");
+        assert_eq!(short_number(0.5), "0.500");
+        assert_eq!(short_number(2.71), "2.71");
+        assert_eq!(short_number(42.42), "42.4");
     }
 }

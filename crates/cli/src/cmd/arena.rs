@@ -117,11 +117,14 @@ fn arena<G: Game>(
             bar.inc(1);
             if let Some(out) = &mut save {
                 use std::io::Write;
+                // Flushed after each game: a match stopped part-way keeps every game it finished.
                 if let Err(e) = writeln!(
                     out,
                     "{}",
                     serde_json::to_string(record).expect("records serialise")
-                ) {
+                )
+                .and_then(|()| out.flush())
+                {
                     write_error.get_or_insert(e);
                 }
             }
@@ -139,7 +142,7 @@ fn arena<G: Game>(
                     .standard_record(&record.actions, &tags)
                     .expect("this game has a standard format: it gave one above");
                 let separator = if round > 1 { "\n" } else { "" };
-                if let Err(e) = write!(out, "{separator}{text}") {
+                if let Err(e) = write!(out, "{separator}{text}").and_then(|()| out.flush()) {
                     write_error.get_or_insert(e);
                 }
             }
