@@ -66,6 +66,17 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         "{\"game\":\"tictactoe\",\"model\":{},\"obs_shape\":[2,3,3],\"num_actions\":9,\"step\":0,\"generation\":0,\"zerosum_version\":\"0\"}",
     )
     .unwrap();
+    // As a checkpoint from before a game's observation changed: 8 planes where it has 2.
+    std::fs::write(
+        dir.join("stale.safetensors"),
+        "not read: the shapes differ first",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("stale.json"),
+        "{\"game\":\"tictactoe\",\"model\":{},\"obs_shape\":[8,3,3],\"num_actions\":9,\"step\":0,\"generation\":0,\"zerosum_version\":\"0\"}",
+    )
+    .unwrap();
     std::fs::write(dir.join("garbage.json"), "{").unwrap();
     std::fs::write(dir.join("garbage.safetensors"), "").unwrap();
     let cases: &[(&[&str], &str)] = &[
@@ -121,6 +132,10 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
                 "tictactoe",
             ],
             "corrupt checkpoint",
+        ),
+        (
+            &["arena", "checkpoint:stale", "random", "--game", "tictactoe"],
+            "reads 8x3x3 observations and 9 actions but tictactoe gives 2x3x3",
         ),
         (
             &["play", "--game", "connect4", "--checkpoint", "broken"],

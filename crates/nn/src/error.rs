@@ -30,6 +30,22 @@ pub enum NnError {
         /// The game it was trained on.
         found: String,
     },
+    /// The checkpoint's input or output shape is not what its game gives today (the game's
+    /// encoding changed since it was trained).
+    #[error(
+        "checkpoint {path} reads {found} but {game} gives {expected}: its encoding changed since \
+         this checkpoint was trained, so train it again"
+    )]
+    ShapeMismatch {
+        /// The checkpoint.
+        path: PathBuf,
+        /// The game's full name.
+        game: String,
+        /// Observation shape and action count the game has.
+        expected: String,
+        /// Observation shape and action count the checkpoint was built for.
+        found: String,
+    },
     /// A model configuration that cannot be built.
     #[error("bad model config: {0}")]
     BadConfig(String),

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use tch::{nn, Device, Kind, Tensor};
+use zerosum_games::Game;
 
 use crate::config::ModelConfig;
 use crate::error::NnError;
@@ -177,15 +178,30 @@ impl Model {
         Ok((base, meta))
     }
 
-    /// Loads a checkpoint for `game` (its full registry name); fails with a clear error if
-    /// it is missing, corrupt or for another game.
-    pub fn load(path: &Path, game: &str, device: Device) -> Result<Model, NnError> {
+    /// Loads a checkpoint for `game`; fails with a clear error if it is missing, corrupt,
+    /// for another game, or built for another observation or action shape.
+    pub fn load<G: Game>(path: &Path, game: &G, device: Device) -> Result<Model, NnError> {
         let (base, meta) = Model::read_meta(path)?;
-        if meta.game != game {
+        let name = game.name();
+        if meta.game != name {
             return Err(NnError::GameMismatch {
                 path: base,
-                expected: game.to_string(),
+                expected: name,
                 found: meta.game,
+            });
+        }
+        let shape = |obs: [usize; 3], actions: usize| {
+            format!(
+                "{}x{}x{} observations and {actions} actions",
+                obs[0], obs[1], obs[2]
+            )
+        };
+        if (meta.obs_shape, meta.num_actions) != (game.obs_shape(), game.num_actions()) {
+            return Err(NnError::ShapeMismatch {
+                path: base,
+                game: name,
+                expected: shape(game.obs_shape(), game.num_actions()),
+                found: shape(meta.obs_shape, meta.num_actions),
             });
         }
         let mut model = Model::new(

@@ -138,7 +138,7 @@ pub fn compare<G: Game>(
     let mut rng = SmallRng::seed_from_u64(settings.seed ^ 0xC0FFEE);
     let agent =
         |(name, config, dir): &(String, RunConfig, PathBuf)| -> Result<MctsAgent<G>, TrainError> {
-            let model = Model::load(&dir.join("checkpoints/latest"), &initial.name(), device)?;
+            let model = Model::load(&dir.join("checkpoints/latest"), initial, device)?;
             Ok(MctsAgent::with_network(
                 name.clone(),
                 model,

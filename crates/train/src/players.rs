@@ -304,7 +304,7 @@ pub fn build_agent<G: Game>(
             *sims,
         )),
         PlayerSpec::Checkpoint { path, sims } => {
-            let model = Model::load(path, &game.name(), device)?;
+            let model = Model::load(path, game, device)?;
             let sims = sims.unwrap_or(default_sims);
             Box::new(MctsAgent::new(
                 format!("checkpoint:{}", path.display()),

@@ -144,7 +144,7 @@ pub fn train<G: Game>(
     let model = if let Some(generation) = newest_checkpoint(store)? {
         Model::load(
             &store.local_path(&checkpoint_name(generation)),
-            &initial.name(),
+            initial,
             device,
         )?
     } else {
@@ -197,7 +197,7 @@ pub fn train<G: Game>(
     let second_path = store.local_path("checkpoints/second");
     let mut gate = if config.gating.enabled {
         let best = match zerosum_nn::checkpoint_base(&best_path) {
-            Ok(_) => Model::load(&best_path, &initial.name(), device)?,
+            Ok(_) => Model::load(&best_path, initial, device)?,
             // A new run (or gating switched on now): the current network is the best so far,
             // kept on disk at once so that a resume never mistakes a rejected one for it.
             Err(_) => {
@@ -207,7 +207,7 @@ pub fn train<G: Game>(
             }
         };
         let second = match zerosum_nn::checkpoint_base(&second_path) {
-            Ok(_) => Some(Model::load(&second_path, &initial.name(), device)?),
+            Ok(_) => Some(Model::load(&second_path, initial, device)?),
             Err(_) => None,
         };
         Some(Gate { best, second })

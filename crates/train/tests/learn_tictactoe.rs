@@ -41,7 +41,7 @@ fn default_config_learns_perfect_tic_tac_toe() {
         started.elapsed().as_secs_f64()
     );
 
-    let model = Model::load(&dir.join("checkpoints/latest"), &game.name(), Device::Cpu).unwrap();
+    let model = Model::load(&dir.join("checkpoints/latest"), &game, Device::Cpu).unwrap();
     let mut agent = MctsAgent::new(
         "trained".into(),
         Box::new(NetEvaluator::new(model, &game)),

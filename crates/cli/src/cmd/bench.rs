@@ -53,7 +53,7 @@ fn bench<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
     let device = parse_device(&config.device)?;
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let model = match &args.checkpoint {
-        Some(path) => Model::load(path, &initial.name(), device)?,
+        Some(path) => Model::load(path, initial, device)?,
         None => Model::new(
             &initial.name(),
             &config.model,

@@ -7,7 +7,6 @@ use anyhow::{bail, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::registry::AnyGame;
-use zerosum_games::Game;
 use zerosum_nn::{parse_device, Model, NetEvaluator};
 use zerosum_search::{Algorithm, EvalCache, Evaluator, RolloutEvaluator};
 
@@ -39,7 +38,7 @@ pub fn run(mut args: Args) -> Result<()> {
     };
     let evaluator: Box<dyn Evaluator<_> + Send> = match &args.checkpoint {
         Some(path) => {
-            let model = Model::load(path, &initial.name(), parse_device(&config.device)?)?;
+            let model = Model::load(path, &initial, parse_device(&config.device)?)?;
             Box::new(NetEvaluator::new(model, &initial))
         }
         None => Box::new(RolloutEvaluator::new(config.seed, 1)),
