@@ -29,7 +29,7 @@
 //! oracle's ids. Notation is the house letter in the mover's case; the other case is
 //! refused with an error saying whose houses those are.
 //!
-//! The observation is `[8, 2, 6]`, from the mover's side of the board: row 0 is the
+//! The observation is `[30, 2, 6]`, from the mover's side of the board: row 0 is the
 //! mover's houses left to right, row 1 the opponent's houses facing them (column `c` holds
 //! the opponent's house `5 - c`), so the sowing ring runs along row 0 and back along row
 //! 1 and every step of it joins neighbouring cells. Planes:
@@ -37,11 +37,16 @@
 //! | plane | value in each cell |
 //! |---|---|
 //! | 0 | seeds / 12 |
-//! | 1, 2, 3 | 1 where the house holds 0, 1, 2 seeds (one more seed makes 1, 2, 3) |
-//! | 4 | 1 where the house holds 12 or more (a lap around the board) |
-//! | 5 | the mover's score / 25 (every cell) |
-//! | 6 | the opponent's score / 25 |
-//! | 7 | moves played / `max_turns` (0 without a limit) |
+//! | 1 + k, k = 0..=24 | 1 where the house holds exactly k seeds |
+//! | 26 | 1 where the house holds 25 or more |
+//! | 27 | the mover's score / 25 (every cell) |
+//! | 28 | the opponent's score / 25 |
+//! | 29 | moves played / `max_turns` (0 without a limit) |
+//!
+//! The counts are one-hot because where the last seed lands, and so every capture, depends
+//! on the exact count (house `c` with `k` seeds ends `k` steps along the ring): a lookup
+//! that a dense network reads straight from a one-hot. CodinGame's strongest Oware
+//! networks use one-hot counts for this reason.
 //!
 //! Oware has no board symmetry: only the identity.
 //!
@@ -71,8 +76,11 @@ pub const TOTAL_SEEDS: u8 = 48;
 pub const WINNING_SCORE: u8 = TOTAL_SEEDS / 2 + 1;
 /// CodinGame's limit on the number of moves in a game.
 pub const CODINGAME_MAX_TURNS: u32 = 200;
-/// Observation planes.
-const PLANES: usize = 8;
+/// Seed counts below this get a one-hot plane each; larger ones share one plane.
+const EXACT_COUNTS: usize = 25;
+/// Observation planes: seeds / 12, the one-hot counts, the large-count flag, two scores
+/// and the move clock.
+const PLANES: usize = 1 + EXACT_COUNTS + 1 + 3;
 
 /// An Oware Abapa position with its rule parameters; see the [module docs](self).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -355,12 +363,8 @@ impl Game for Oware {
                 let cell = row * HOUSES + col;
                 let seeds = self.seeds[house];
                 out[cell] = f32::from(seeds) / 12.0;
-                if seeds < 3 {
-                    out[(1 + usize::from(seeds)) * cells + cell] = 1.0;
-                }
-                if seeds >= 12 {
-                    out[4 * cells + cell] = 1.0;
-                }
+                let count_plane = 1 + usize::from(seeds).min(EXACT_COUNTS);
+                out[count_plane * cells + cell] = 1.0;
             }
         }
         let progress = if self.max_turns > 0 {
@@ -369,10 +373,11 @@ impl Game for Oware {
             0.0
         };
         let scale = f32::from(WINNING_SCORE);
+        let first_scalar = 2 + EXACT_COUNTS;
         for (plane, value) in [
-            (5, f32::from(self.scores[me]) / scale),
-            (6, f32::from(self.scores[opponent]) / scale),
-            (7, progress),
+            (first_scalar, f32::from(self.scores[me]) / scale),
+            (first_scalar + 1, f32::from(self.scores[opponent]) / scale),
+            (first_scalar + 2, progress),
         ] {
             out[plane * cells..(plane + 1) * cells].fill(value);
         }

@@ -250,9 +250,13 @@ fn observation_is_from_the_movers_side() {
     let game = Oware::new();
     let mut obs = vec![f32::NAN; game.obs_len()];
     game.observe(&mut obs);
-    assert_eq!(obs.len(), 96);
+    assert_eq!(obs.len(), 30 * 12);
     assert!(obs[..12].iter().all(|&v| v == 4.0 / 12.0));
-    assert!(obs[12..].iter().all(|&v| v == 0.0));
+    assert!(
+        obs[5 * 12..6 * 12].iter().all(|&v| v == 1.0),
+        "every house holds 4"
+    );
+    assert_eq!(obs.iter().sum::<f32>(), 4.0 + 12.0);
     // After C the second player moves: its row a..f first, then the first player's row
     // facing it (F under a ... A under f).
     let game = play(game, "C");
@@ -260,7 +264,17 @@ fn observation_is_from_the_movers_side() {
     let seeds: Vec<f32> = obs[..12].iter().map(|v| v * 12.0).collect();
     assert_eq!(seeds, [5., 4., 4., 4., 4., 4., 5., 5., 5., 0., 4., 4.]);
     assert_eq!(obs[12 + 6 + 3], 1.0, "C is empty");
-    assert!(obs[7 * 12..].iter().all(|&v| v == 1.0 / 200.0));
+    assert_eq!(obs[6 * 12], 1.0, "a holds 5");
+    assert_eq!(obs[6 * 12 + 1], 0.0, "b holds 4, not 5");
+    for cell in 0..12 {
+        let planes: Vec<usize> = (1..27).filter(|p| obs[p * 12 + cell] == 1.0).collect();
+        assert_eq!(
+            planes,
+            [1 + seeds[cell] as usize],
+            "one count plane per cell"
+        );
+    }
+    assert!(obs[29 * 12..].iter().all(|&v| v == 1.0 / 200.0));
     let game = board(
         [0, 0, 0, 0, 4, 0],
         [1, 1, 2, 4, 0, 0],
@@ -270,9 +284,18 @@ fn observation_is_from_the_movers_side() {
     game.observe(&mut obs);
     assert_eq!(obs[2 * 12 + 6 + 5], 1.0, "a holds 1");
     assert_eq!(obs[3 * 12 + 6 + 3], 1.0, "c holds 2");
-    assert_eq!(obs[5 * 12], 12.0 / 25.0);
-    assert_eq!(obs[6 * 12], 24.0 / 25.0);
-    assert!(obs[7 * 12..].iter().all(|&v| v == 0.0), "no move limit");
+    assert_eq!(obs[27 * 12], 12.0 / 25.0);
+    assert_eq!(obs[28 * 12], 24.0 / 25.0);
+    assert!(obs[29 * 12..].iter().all(|&v| v == 0.0), "no move limit");
+    let game = board(
+        [30, 0, 0, 0, 0, 1],
+        [0, 0, 0, 0, 0, 1],
+        [8, 8],
+        Player::FIRST,
+    );
+    game.observe(&mut obs);
+    assert_eq!(obs[26 * 12], 1.0, "A's 30 seeds share the 25-or-more plane");
+    assert_eq!(obs[12 * 12..26 * 12].iter().sum::<f32>(), 0.0);
 }
 
 #[test]
