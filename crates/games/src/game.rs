@@ -258,6 +258,13 @@ pub trait Game: Clone + Eq + Hash + fmt::Display + fmt::Debug + Send + Sync + 's
         self.obs_shape().iter().product()
     }
 
+    /// Whether this position occurred earlier in the game, where a repeated position
+    /// matters to the rules (chess: a third occurrence draws). Search values a repetition
+    /// below its root as a draw with `search.repetition_draws`, as chess engines do.
+    fn is_repetition(&self) -> bool {
+        false
+    }
+
     /// Whether the game is over.
     fn is_terminal(&self) -> bool {
         self.outcome().is_some()

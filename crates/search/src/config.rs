@@ -54,6 +54,12 @@ pub struct SearchConfig {
     /// With the solver: on expanding a node, apply each of its actions and mark those that
     /// end the game as proven, so that a win in one is never missed.
     pub terminal_check: bool,
+    /// Value a position below the root that repeats an earlier one of the game
+    /// ([`Game::is_repetition`](zerosum_games::Game::is_repetition)) as a draw, unexpanded
+    /// (Leela Chess Zero): the side ahead looks for progress instead of shuffling into a
+    /// threefold repetition. Only games that report repetitions are affected. Off by
+    /// default: it did not raise the chess checkpoint's score (docs/results.md).
+    pub repetition_draws: bool,
     /// Keep the subtree under the played move for the next search.
     pub reuse_tree: bool,
     /// Network outputs kept per search driver, keyed by position hash; 0 turns the cache off.
@@ -86,6 +92,7 @@ impl Default for SearchConfig {
             dirichlet_epsilon: 0.25,
             solver: true,
             terminal_check: true,
+            repetition_draws: false,
             reuse_tree: true,
             cache_capacity: 200_000,
             algorithm: Algorithm::Puct,

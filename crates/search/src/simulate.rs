@@ -293,6 +293,10 @@ pub fn simulate_step<G: Game, E: Evaluator<G> + ?Sized>(
         } else if let Some(value) = tree.node(id).bound.value().filter(|_| config.solver) {
             let player = tree.node(id).player;
             backup(tree, &leaf.path, value, player, config);
+        } else if config.repetition_draws && id != NodeId::ROOT && leaf.position.is_repetition() {
+            // Not a proof: the game goes on, so the node stays a leaf that scores a draw.
+            let player = tree.node(id).player;
+            backup(tree, &leaf.path, 0.0, player, config);
         } else if let Some((priors, value)) = use_cache
             .then(|| cache.get(Game::hash(&leaf.position)))
             .flatten()

@@ -292,13 +292,15 @@ pub fn build_agent<G: Game>(
         PlayerSpec::Perfect => Box::new(PerfectAgent::new(2_000_000)),
         // `mcts:N` is one fixed player whatever the run's settings, so that results against
         // it compare across runs and recipes: PUCT with the default constants and the
-        // solver, uniform priors, one random rollout per leaf. The terminal check came
-        // later and stays off, so that this is the player every earlier result met.
+        // solver, uniform priors, one random rollout per leaf. The terminal check and
+        // repetition draws came later and stay off, so that this is the player every
+        // earlier result met.
         PlayerSpec::Mcts { sims } => Box::new(MctsAgent::new(
             format!("mcts:{sims}"),
             Box::new(RolloutEvaluator::new(seed, 1)),
             SearchConfig {
                 terminal_check: false,
+                repetition_draws: false,
                 ..SearchConfig::default()
             },
             *sims,

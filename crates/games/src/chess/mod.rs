@@ -450,6 +450,10 @@ impl Game for Chess {
         self.key ^ mix(counters ^ extra_key(21)) ^ previous
     }
 
+    fn is_repetition(&self) -> bool {
+        self.repetitions > 0
+    }
+
     fn format_action(&self, action: Action) -> String {
         notation::format_uci(&self.board, action)
     }

@@ -220,8 +220,10 @@ fn fifty_move_rule() {
 #[test]
 fn threefold_repetition() {
     let shuffle = "g1f3 g8f6 f3g1 f6g8";
+    assert!(!play(&Chess::new(), "g1f3 g8f6 f3g1").is_repetition());
     let twice = play(&Chess::new(), shuffle);
     assert_eq!((twice.repetitions(), twice.outcome()), (1, None));
+    assert!(twice.is_repetition());
     let thrice = play(&twice, shuffle);
     assert_eq!(
         (thrice.repetitions(), thrice.outcome()),
