@@ -71,6 +71,18 @@ macro_rules! with_game {
     };
 }
 
+/// The `key=value` pairs of a parameter list (`rows=6, cols=7`), trimmed, empty entries
+/// skipped; an entry without `=` comes back with no value.
+pub fn param_pairs(text: &str) -> impl Iterator<Item = (&str, Option<&str>)> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|part| match part.split_once('=') {
+            Some((key, value)) => (key.trim(), Some(value.trim())),
+            None => (part, None),
+        })
+}
+
 /// Parameters after the colon: `key=value` pairs separated by commas.
 pub struct Params {
     game: String,
@@ -80,15 +92,13 @@ pub struct Params {
 impl Params {
     fn parse(game: &str, text: &str) -> Result<Params, GameError> {
         let mut values = BTreeMap::new();
-        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (key, value) = part
-                .split_once('=')
-                .ok_or_else(|| GameError::BadParameter {
-                    game: game.to_string(),
-                    param: part.to_string(),
-                    reason: "expected key=value".to_string(),
-                })?;
-            values.insert(key.trim().to_string(), value.trim().to_string());
+        for (key, value) in param_pairs(text) {
+            let value = value.ok_or_else(|| GameError::BadParameter {
+                game: game.to_string(),
+                param: key.to_string(),
+                reason: "expected key=value".to_string(),
+            })?;
+            values.insert(key.to_string(), value.to_string());
         }
         Ok(Params {
             game: game.to_string(),
@@ -218,11 +228,9 @@ impl AnyGame {
 /// so the cap follows the board.
 pub fn set_param(spec: &str, key: &str, value: &str) -> Result<AnyGame, GameError> {
     let (name, params) = spec.trim().split_once(':').unwrap_or((spec.trim(), ""));
-    let mut pairs: Vec<(String, String)> = Vec::new();
-    for part in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (k, v) = part.split_once('=').unwrap_or((part, ""));
-        pairs.push((k.trim().to_string(), v.trim().to_string()));
-    }
+    let mut pairs: Vec<(String, String)> = param_pairs(params)
+        .map(|(k, v)| (k.to_string(), v.unwrap_or("").to_string()))
+        .collect();
     if name == "go" && key == "size" {
         let old_size = pairs
             .iter()
@@ -274,6 +282,20 @@ from_any_game!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn param_pairs_trim_and_keep_bare_keys() {
+        let pairs: Vec<_> = param_pairs(" rows = 6,,cols=7, swap ,k=").collect();
+        assert_eq!(
+            pairs,
+            [
+                ("rows", Some("6")),
+                ("cols", Some("7")),
+                ("swap", None),
+                ("k", Some(""))
+            ]
+        );
+    }
 
     #[test]
     fn names_round_trip() {

@@ -10,6 +10,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use rand::rngs::SmallRng;
+use zerosum_games::registry::param_pairs;
 use zerosum_games::{Action, Game, Player};
 
 use crate::error::TrainError;
@@ -55,7 +56,7 @@ impl GtpClient {
         };
         let game_name = game.name();
         let params = game_name.split_once(':').map_or("", |(_, p)| p);
-        for (key, value) in params.split(',').filter_map(|p| p.split_once('=')) {
+        for (key, value) in param_pairs(params).filter_map(|(k, v)| Some((k, v?))) {
             let setup = match key {
                 "size" => format!("boardsize {value}"),
                 "komi" => format!("komi {value}"),
