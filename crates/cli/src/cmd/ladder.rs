@@ -29,6 +29,10 @@ pub struct Args {
     /// Simulations per move of the checkpoints' search (default: the run's arena.num_simulations)
     #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
+    /// Random opening moves of each pair of games, played once with each colour (default:
+    /// the run's arena.opening_plies); without them two checkpoints replay the same games
+    #[arg(long)]
+    pub opening_plies: Option<usize>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -50,6 +54,7 @@ pub fn run(args: Args) -> Result<()> {
         anchors,
         seed: args.seed.unwrap_or(config.seed),
         num_simulations: args.sims.unwrap_or(config.arena.num_simulations),
+        opening_plies: args.opening_plies.unwrap_or(config.arena.opening_plies),
     };
     let report =
         with_game!(&game, g => run_ladder(g, &config, &store, &options, &mut Bars::new()))?;

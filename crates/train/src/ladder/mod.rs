@@ -20,7 +20,7 @@ use rand::SeedableRng;
 use serde_json::json;
 use zerosum_games::Game;
 
-use crate::arena::{play_match, MatchReport};
+use crate::arena::{play_match_with_openings, MatchReport};
 use crate::config::RunConfig;
 use crate::error::TrainError;
 use crate::history::RunHistory;
@@ -53,6 +53,10 @@ pub struct LadderOptions {
     pub seed: u64,
     /// Simulations per move of the checkpoints' search.
     pub num_simulations: usize,
+    /// Random moves that open each pair of games, played once with each colour: two
+    /// checkpoints search without noise, so from the start they would replay one pair of
+    /// games over and over.
+    pub opening_plies: usize,
 }
 
 /// A player's fitted rating.
@@ -242,11 +246,12 @@ pub fn run_ladder<G: Game>(
         };
         let (mut agent_a, mut agent_b) = (build(a, 1)?, build(b, 2)?);
         let mut rng = SmallRng::seed_from_u64(mix(options.seed, index as u64, 0));
-        let mut report = play_match(
+        let mut report = play_match_with_openings(
             initial,
             agent_a.as_mut(),
             agent_b.as_mut(),
             options.games,
+            options.opening_plies,
             &mut rng,
             |_, _| progress.advance(1),
         )?;
@@ -328,6 +333,8 @@ fn ladder_line(
         "high": entry.rating.high,
         "games": entry.games,
         "games_per_match": options.games,
+        "simulations": options.num_simulations,
+        "opening_plies": options.opening_plies,
         "seed": options.seed,
         "anchor": "random",
     })
@@ -420,6 +427,7 @@ mod tests {
             anchors: vec![PlayerSpec::Mcts { sims: 16 }],
             seed: 7,
             num_simulations: 8,
+            opening_plies: 2,
         };
         let game = TicTacToe::new();
         let first = run_ladder(&game, &config, &store, &options, &mut Silent).unwrap();
