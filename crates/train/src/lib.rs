@@ -42,7 +42,9 @@ pub mod run;
 pub mod self_play;
 pub mod store;
 
-pub use arena::{play_game, play_match, play_match_with_openings, MatchReport, Thinking};
+pub use arena::{
+    match_torch_threads, play_game, play_match, play_match_with_openings, MatchReport, Thinking,
+};
 pub use config::{ArenaConfig, ReplayConfig, RunConfig, SelfPlayConfig};
 pub use error::TrainError;
 pub use history::RunHistory;

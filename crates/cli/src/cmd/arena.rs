@@ -5,7 +5,9 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::{with_game, Game, RecordTags};
 use zerosum_nn::parse_device;
-use zerosum_train::{build_agent, play_match_with_openings, Agent, PlayerSpec, RunConfig};
+use zerosum_train::{
+    build_agent, match_torch_threads, play_match_with_openings, Agent, PlayerSpec, RunConfig,
+};
 
 use super::common::GameArgs;
 use crate::human::HumanAgent;
@@ -74,6 +76,7 @@ fn arena<G: Game>(
     b: &PlayerSpec,
 ) -> Result<()> {
     let sims = args.sims.unwrap_or(config.arena.num_simulations);
+    zerosum_nn::set_torch_threads(match_torch_threads(config.torch_threads));
     let mut player_a = agent(a, initial, config, sims, config.seed.wrapping_mul(31) ^ 1)?;
     let mut player_b = agent(b, initial, config, sims, config.seed.wrapping_mul(31) ^ 2)?;
     let mut rng = SmallRng::seed_from_u64(config.seed);

@@ -20,7 +20,7 @@ use rand::SeedableRng;
 use serde_json::json;
 use zerosum_games::Game;
 
-use crate::arena::{play_match_with_openings, MatchReport};
+use crate::arena::{match_torch_threads, play_match_with_openings, MatchReport};
 use crate::config::RunConfig;
 use crate::error::TrainError;
 use crate::history::RunHistory;
@@ -224,7 +224,7 @@ pub fn run_ladder<G: Game>(
         });
     }
     let device = zerosum_nn::parse_device(&config.device)?;
-    zerosum_nn::init_torch(options.seed, config.torch_threads);
+    zerosum_nn::init_torch(options.seed, match_torch_threads(config.torch_threads));
     let pairs = schedule(&players);
     let newest = players.iter().filter_map(|p| p.generation).max();
     progress.start(
