@@ -17,11 +17,7 @@ use crate::record::GameRecord;
 /// more than it gives (2 cores, ms a move: connect four 20.3 against 22.4, chess 73.5
 /// against 79.5; docs/results.md).
 pub fn match_torch_threads(configured: usize) -> usize {
-    if configured > 0 {
-        configured
-    } else {
-        1
-    }
+    configured.max(1)
 }
 
 /// The result of a match from player A's view.
