@@ -15,7 +15,8 @@ use crate::record::{GameRecord, MoveStats};
 pub struct SelfPlayCounters {
     /// Games finished.
     pub games: u64,
-    /// Positions recorded (moves played).
+    /// Positions recorded as training samples: every move played, or with playout cap
+    /// randomization only the fully searched ones.
     pub positions: u64,
     /// Simulations run, all trees together.
     pub simulations: u64,

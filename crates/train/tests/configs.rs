@@ -23,3 +23,28 @@ fn every_game_has_a_config_that_parses_and_validates() {
         );
     }
 }
+
+#[test]
+fn every_config_file_and_recipe_parses_and_validates() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    let mut checked = 0;
+    for dir in [root.clone(), root.join("recipes")] {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|ext| ext != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let config = RunConfig::from_toml(&text, &[])
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let (errors, _) = config.validate();
+            assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+            parse_game(&config.game).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > GAME_NAMES.len(),
+        "only {checked} config files found"
+    );
+}

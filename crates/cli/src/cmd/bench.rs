@@ -125,7 +125,7 @@ fn bench<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
         counters.simulations as f64 / seconds
     );
     println!(
-        "  {:>10.0} positions/s (moves played)",
+        "  {:>10.0} positions/s recorded (every move, unless playout cap randomization is on)",
         counters.positions as f64 / seconds
     );
     println!(
