@@ -59,11 +59,18 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
+            // The first paragraph, joined: clap lists missing arguments on lines of their own.
             let text = e.to_string();
-            let first = text
+            let first: Vec<&str> = text
                 .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("error: bad arguments");
+                .map(str::trim)
+                .skip_while(|l| l.is_empty())
+                .take_while(|l| !l.is_empty())
+                .collect();
+            let first = match first.join(" ") {
+                joined if joined.is_empty() => "error: bad arguments".to_string(),
+                joined => joined,
+            };
             eprintln!("{first} (see zerosum --help)");
             return ExitCode::from(2);
         }

@@ -30,6 +30,16 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The standard output of a command that must have succeeded (its stderr shown if not).
+fn succeeded(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// Fails unless the command failed with exactly one line on stderr that mentions `needle`.
 fn assert_one_line_error(output: &Output, needle: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -146,6 +156,11 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
             "device 'tpu'",
         ),
         (&["check-game", "othello"], "unknown game"),
+        (&["accuracy"], "not provided: <PLAYERS>"),
+        (
+            &["accuracy", "--games", "g.jsonl", "random"],
+            "cannot be used with",
+        ),
     ];
     for (args, needle) in cases {
         let output = zerosum(args, "", &dir);
@@ -172,12 +187,7 @@ fn play_reprompts_on_bad_moves_and_finishes_the_game() {
         &input,
         &dir,
     );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = succeeded(&output);
     assert!(stdout.contains("'zz' is not a move here"), "{stdout}");
     assert!(stdout.contains("legal moves: a b c d e f g"), "{stdout}");
     assert!(stdout.contains("agent plays"), "{stdout}");
@@ -185,8 +195,10 @@ fn play_reprompts_on_bad_moves_and_finishes_the_game() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The arena's score, then its saved games judged move by move: perfect play never errs,
+/// so every game random loses follows an error of its own.
 #[test]
-fn arena_reports_a_score_with_interval_and_elo() {
+fn arena_reports_a_score_and_its_saved_games_are_judged() {
     let dir = scratch("arena");
     let output = zerosum(
         &[
@@ -197,19 +209,55 @@ fn arena_reports_a_score_with_interval_and_elo() {
             "tictactoe",
             "--games",
             "20",
+            "--save",
+            "games.jsonl",
         ],
         "",
         &dir,
     );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = succeeded(&output);
     assert!(stdout.contains("perfect vs random: 20 games"), "{stdout}");
     assert!(stdout.contains("-0 "), "perfect play never loses: {stdout}");
     assert!(stdout.contains("Elo +"), "{stdout}");
+    let output = zerosum(
+        &["accuracy", "--games", "games.jsonl", "--min-plies", "0"],
+        "",
+        &dir,
+    );
+    let stdout = succeeded(&output);
+    assert!(stdout.contains("20 games of tictactoe"), "{stdout}");
+    let row = |name: &str| -> Vec<String> {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row for {name}: {stdout}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    let perfect = row("perfect ");
+    assert_eq!(perfect[1], "20", "{stdout}");
+    assert_eq!(perfect[4], "-0", "{stdout}");
+    assert_eq!(perfect[6], "100.0%", "{stdout}");
+    assert_eq!(perfect[perfect.len() - 3..], ["0", "0", "0"], "{stdout}");
+    let random = row("random ");
+    let lost: usize = random[4].trim_start_matches('-').parse().unwrap();
+    assert!(lost > 0, "random lost no game to perfect play: {stdout}");
+    let errors: usize = random[random.len() - 3..]
+        .iter()
+        .map(|e| e.parse::<usize>().unwrap())
+        .sum();
+    assert!(errors >= lost, "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "random lost {lost}: {lost} after an error of its own, 0 without one"
+        )),
+        "{stdout}"
+    );
+    assert_one_line_error(
+        &zerosum(&["accuracy", "--games", "missing.jsonl"], "", &dir),
+        "missing.jsonl",
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -227,11 +275,7 @@ fn train_then_resume_then_play_from_the_checkpoint() {
     let mut args = vec!["train", "--game", "tictactoe", "--run", "run"];
     args.extend(quick);
     let output = zerosum(&args, "", &dir);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeeded(&output);
     for file in [
         "config.toml",
         "metrics.jsonl",
@@ -259,11 +303,7 @@ fn train_then_resume_then_play_from_the_checkpoint() {
         "",
         &dir,
     );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeeded(&output);
     let games = std::fs::read_to_string(dir.join("run/games/gen-0003.jsonl")).unwrap();
     assert_eq!(games.lines().count(), 16);
     assert!(!dir.join("run/games/gen-0004.jsonl").exists());
@@ -279,12 +319,7 @@ fn train_then_resume_then_play_from_the_checkpoint() {
         "quit\n",
         &dir,
     );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(String::from_utf8_lossy(&output.stdout).contains("agent plays"));
+    assert!(succeeded(&output).contains("agent plays"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -297,12 +332,7 @@ fn gtp_transcript() {
         script,
         &dir,
     );
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = succeeded(&output);
     let replies: Vec<&str> = stdout.split("\n\n").collect();
     assert_eq!(replies[0], "=1 2");
     assert_eq!(replies[1], "=2 zerosum");

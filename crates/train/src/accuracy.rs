@@ -19,11 +19,12 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use zerosum_games::connect_four::solver::Solver;
 use zerosum_games::connect_four::ConnectFour;
-use zerosum_games::{Action, Game};
+use zerosum_games::{Action, Game, Player};
 
 use crate::error::TrainError;
 use crate::perfect::PerfectSolver;
 use crate::players::Agent;
+use crate::record::GameRecord;
 
 /// Exact values of the moves of a position, for the mover: 1 win, 0 draw, -1 loss.
 pub struct ExactSolver<G: Game> {
@@ -295,6 +296,74 @@ pub fn score_agent<G: Game>(
     Ok(scores)
 }
 
+/// A move of a recorded game, judged against exact play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JudgedMove {
+    /// Moves played before it.
+    pub ply: usize,
+    /// Who made it.
+    pub mover: Player,
+    /// The position's value for the mover and the value of the move played (1 win, 0 draw,
+    /// -1 loss); `None` for a move not judged (before `min_plies`, or too hard to solve).
+    pub values: Option<(i8, i8)>,
+}
+
+impl JudgedMove {
+    /// Whether the move lost value: a win let go to a draw or a loss, or a draw to a loss.
+    pub fn is_error(&self) -> bool {
+        matches!(self.values, Some((best, played)) if played < best)
+    }
+}
+
+/// Judges each move of `record` made with at least `min_plies` moves played; a position
+/// that takes more than `max_nodes` to solve is left unjudged. The positions are solved
+/// from the last to the first, so that the later ones fill the solver's table for the
+/// earlier. `on_position` hears about each position solved or given up. Fails on an
+/// illegal move or a game too large to solve.
+pub fn judge_record<G: Game>(
+    initial: &G,
+    solver: &mut ExactSolver<G>,
+    record: &GameRecord,
+    min_plies: usize,
+    max_nodes: u64,
+    mut on_position: impl FnMut(),
+) -> Result<Vec<JudgedMove>, TrainError> {
+    let positions = record.replay(initial)?;
+    let mut judged = vec![None; positions.len()];
+    for ply in (min_plies..positions.len()).rev() {
+        let values = match solver.action_values_within(&positions[ply], max_nodes) {
+            Solved::Values(values) => values,
+            Solved::TooHard => {
+                on_position();
+                continue;
+            }
+            Solved::TooLarge => {
+                return Err(TrainError::Benchmark(format!(
+                    "{} is too large to solve exactly",
+                    initial.name()
+                )))
+            }
+        };
+        let best = values.iter().map(|v| v.1).max().unwrap_or(0);
+        let played = values
+            .iter()
+            .find(|v| v.0 == record.actions[ply])
+            .map_or(best, |v| v.1);
+        judged[ply] = Some((best, played));
+        on_position();
+    }
+    Ok(positions
+        .iter()
+        .zip(judged)
+        .enumerate()
+        .map(|(ply, (position, values))| JudgedMove {
+            ply,
+            mover: position.to_move(),
+            values,
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use zerosum_games::tic_tac_toe::TicTacToe;
@@ -385,5 +454,50 @@ mod tests {
             optimal < 60,
             "random play found the best move {optimal} times in 60"
         );
+    }
+
+    /// O's edge reply to a centre opening loses; X then wins without letting it go.
+    #[test]
+    fn a_recorded_game_is_judged_move_by_move() {
+        let initial = TicTacToe::new();
+        // b2 b3 a3 c1 a1 a2 c3: X's centre, O's losing edge, X's double threat.
+        let record = GameRecord::new(
+            &initial,
+            ["x".into(), "o".into()],
+            vec![4, 1, 0, 8, 6, 3, 2],
+            Vec::new(),
+        );
+        let mut solver = ExactSolver::new(&initial);
+        let mut solved = 0;
+        let judged =
+            judge_record(&initial, &mut solver, &record, 0, u64::MAX, || solved += 1).unwrap();
+        assert_eq!(solved, 7);
+        let values: Vec<Option<(i8, i8)>> = judged.iter().map(|m| m.values).collect();
+        assert_eq!(
+            values,
+            [(0, 0), (0, -1), (1, 1), (-1, -1), (1, 1), (-1, -1), (1, 1)].map(Some)
+        );
+        let errors: Vec<usize> = judged
+            .iter()
+            .filter(|m| m.is_error())
+            .map(|m| m.ply)
+            .collect();
+        assert_eq!(errors, [1]);
+        assert_eq!(judged[1].mover, Player::SECOND);
+        // Moves before min_plies are listed, not judged.
+        let late = judge_record(&initial, &mut solver, &record, 5, u64::MAX, || {}).unwrap();
+        assert_eq!(late.len(), 7);
+        assert!(late[..5].iter().all(|m| m.values.is_none()));
+        assert_eq!(late[5..], judged[5..]);
+    }
+
+    #[test]
+    fn an_illegal_recorded_move_is_an_error() {
+        let initial = TicTacToe::new();
+        let mut record =
+            GameRecord::new(&initial, ["x".into(), "o".into()], vec![4, 0], Vec::new());
+        record.actions.push(4);
+        let mut solver = ExactSolver::new(&initial);
+        assert!(judge_record(&initial, &mut solver, &record, 0, u64::MAX, || {}).is_err());
     }
 }

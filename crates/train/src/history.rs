@@ -277,7 +277,7 @@ fn number(value: &Value) -> f64 {
 mod tests {
     use super::*;
 
-    const METRICS: &str = r#"{"event":"self_play","generation":1,"step":0,"time":1.0,"games":16,"positions":120,"mean_length":7.5,"min_length":5,"max_length":9,"positions_per_second":3000.0,"evaluations_per_second":9000.0}
+    const METRICS: &str = r#"{"event":"self_play","generation":1,"step":0,"time":1.0,"games":16,"moves":120,"mean_length":7.5,"min_length":5,"max_length":9,"positions_per_second":3000.0,"evaluations_per_second":9000.0}
 {"event":"learn","generation":1,"step":40,"time":2.0,"steps":40,"total_steps":40,"window_positions":120,"losses":{"policy":2.0},"final_losses":{"policy":1.5,"value":0.4,"l2":0.01,"total":1.91,"policy_entropy":1.9,"target_entropy":1.2},"learning_rate":0.003}
 {"event":"evaluate","generation":1,"step":40,"time":3.0,"matches":[{"player":"gen-0001","opponent":"random","wins":3,"draws":1,"losses":0,"wins_as_first":2,"wins_as_second":1}],"seconds":0.5}
 {"event":"generation","generation":1,"step":40,"time":3.0,"train_seconds":4.5}

@@ -11,8 +11,8 @@ use crate::arena::MatchReport;
 pub struct SelfPlayReport {
     /// Games finished this generation (resumed ones included).
     pub games: usize,
-    /// Positions recorded.
-    pub positions: usize,
+    /// Moves played: every position of every game, a training sample or not.
+    pub moves: usize,
     /// Mean game length in plies.
     pub mean_length: f64,
     /// Shortest and longest game.
@@ -25,7 +25,9 @@ pub struct SelfPlayReport {
     pub draws: f64,
     /// Share of games won by the second player.
     pub second_wins: f64,
-    /// Positions per second of self-play wall time.
+    /// Recorded positions (training samples) per second of self-play wall time: fewer than
+    /// the moves played under playout cap randomization, which records only the fully
+    /// searched moves.
     pub positions_per_second: f64,
     /// Simulations per second.
     pub simulations_per_second: f64,

@@ -448,7 +448,7 @@ fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> Self
     let seconds = counters.seconds.max(1e-9);
     SelfPlayReport {
         games: records.len(),
-        positions: lengths.iter().sum(),
+        moves: lengths.iter().sum(),
         mean_length: lengths.iter().sum::<usize>() as f64 / games,
         min_length: lengths.iter().copied().min().unwrap_or(0),
         max_length: lengths.iter().copied().max().unwrap_or(0),

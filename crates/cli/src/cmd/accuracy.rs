@@ -1,16 +1,23 @@
 //! `zerosum accuracy PLAYER...`: how often players find a game-theoretically optimal move in
 //! exactly solved positions (connect four's standard benchmark; tic-tac-toe too).
+//! `zerosum accuracy --games FILE`: the same judgement of every move of recorded games, and
+//! for each lost game whether the loser let a win or draw go or was lost all along.
 
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use zerosum_games::registry::parse_game;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
-use zerosum_train::accuracy::{draw_positions, score_agent, stages, SolvedPosition, Stage};
-use zerosum_train::{build_agent, PlayerSpec, RunConfig};
+use zerosum_train::accuracy::{
+    draw_positions, judge_record, score_agent, stages, ExactSolver, JudgedMove, SolvedPosition,
+    Stage, StageScore,
+};
+use zerosum_train::playback::read_records;
+use zerosum_train::{build_agent, GameRecord, PlayerSpec, RunConfig};
 
 use super::common::GameArgs;
 use crate::progress::job_bar;
@@ -18,15 +25,19 @@ use crate::progress::job_bar;
 #[derive(clap::Args)]
 pub struct Args {
     /// Players: checkpoint:PATH[,sims=N], mcts:N, random or perfect
-    #[arg(required = true)]
+    #[arg(required_unless_present = "games")]
     pub players: Vec<String>,
+    /// Judge every move of the games recorded in this file (`arena --save` output, or a
+    /// run's games/gen-NNNN.jsonl) instead of asking players: the records name the game
+    #[arg(long, conflicts_with_all = ["players", "game", "load", "save", "sims", "positions"])]
+    pub games: Option<PathBuf>,
     #[command(flatten)]
     pub game: GameArgs,
     /// Positions per stage (begin, middle, end of the game)
     #[arg(long, default_value_t = 100)]
     pub positions: usize,
-    /// Fewest moves played before a position of the first stage (earlier connect-four
-    /// positions can take the solver minutes each)
+    /// Fewest moves played before a position of the first stage, or with --games before a
+    /// judged move (earlier connect-four positions can take the solver minutes each)
     #[arg(long, default_value_t = 10)]
     pub min_plies: usize,
     /// Skip a position whose solving visits more than this many positions (counted and
@@ -46,6 +57,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if let Some(path) = &args.games {
+        return judge_games(path, &args);
+    }
     let specs = args
         .players
         .iter()
@@ -216,4 +230,182 @@ fn load<G: Game>(path: &PathBuf, initial: &G) -> Result<Vec<SolvedPosition>> {
         bail!("{} holds no positions", path.display());
     }
     Ok(positions)
+}
+
+/// What one player did over the judged games.
+#[derive(Default)]
+struct Tally {
+    games: usize,
+    wins: usize,
+    draws: usize,
+    judged: usize,
+    /// Moves that turned a win into a draw, a win into a loss, a draw into a loss.
+    errors: [usize; 3],
+    /// Games lost after an error of its own.
+    lost_after_error: usize,
+    /// Games lost with every move judged from `min_plies` on and none an error: lost
+    /// before its first judged move.
+    lost_all_along: usize,
+    /// Games lost with no error among the judged moves but some moves unjudged.
+    lost_unclear: usize,
+}
+
+fn judge_games(path: &Path, args: &Args) -> Result<()> {
+    let records = read_records(path)?;
+    let Some((_, first)) = records.first() else {
+        bail!("{}: no games in the file", path.display());
+    };
+    if let Some((line, other)) = records.iter().find(|(_, r)| r.game != first.game) {
+        bail!(
+            "{} line {line}: a game of {} among games of {}; judge one game at a time",
+            path.display(),
+            other.game,
+            first.game
+        );
+    }
+    let game = parse_game(&first.game).with_context(|| format!("{}", path.display()))?;
+    with_game!(&game, g => judge(g, path, &records, args))
+}
+
+fn judge<G: Game>(
+    initial: &G,
+    path: &Path,
+    records: &[(usize, GameRecord)],
+    args: &Args,
+) -> Result<()> {
+    let mut solver = ExactSolver::new(initial);
+    let positions: usize = records
+        .iter()
+        .map(|(_, r)| r.actions.len().saturating_sub(args.min_plies))
+        .sum();
+    let bar = job_bar(positions as u64, "solving positions");
+    let mut tallies: Vec<(String, Tally)> = Vec::new();
+    let mut unjudged = 0;
+    for (line, record) in records {
+        let judged = judge_record(
+            initial,
+            &mut solver,
+            record,
+            args.min_plies,
+            args.max_nodes,
+            || bar.inc(1),
+        )
+        .with_context(|| format!("{} line {line}", path.display()))?;
+        unjudged += judged
+            .iter()
+            .filter(|m| m.ply >= args.min_plies && m.values.is_none())
+            .count();
+        for (index, name) in record.players.iter().enumerate() {
+            let at = match tallies.iter().position(|(n, _)| n == name) {
+                Some(at) => at,
+                None => {
+                    tallies.push((name.clone(), Tally::default()));
+                    tallies.len() - 1
+                }
+            };
+            let own: Vec<&JudgedMove> =
+                judged.iter().filter(|m| m.mover.index() == index).collect();
+            tally_game(&mut tallies[at].1, index, record, &own, args.min_plies);
+        }
+    }
+    bar.finish_and_clear();
+    println!(
+        "{}: {} games of {}, moves judged from {} moves played{}",
+        path.display(),
+        records.len(),
+        initial.name(),
+        args.min_plies,
+        match unjudged {
+            0 => String::new(),
+            n => format!(
+                "; {n} positions over {} nodes left unjudged",
+                args.max_nodes
+            ),
+        }
+    );
+    let width = tallies.iter().map(|t| t.0.len()).max().unwrap_or(0).max(6) + 2;
+    println!(
+        "\n{:<width$}{:>6}  {:>14}  {:>7}  {:>22}  {:>9}  {:>9}  {:>10}",
+        "player",
+        "games",
+        "W-D-L",
+        "judged",
+        "optimal (95% interval)",
+        "win>draw",
+        "win>loss",
+        "draw>loss"
+    );
+    for (name, t) in &tallies {
+        let score = StageScore {
+            stage: String::new(),
+            optimal: t.judged - t.errors.iter().sum::<usize>(),
+            positions: t.judged,
+        };
+        println!(
+            "{name:<width$}{:>6}  {:>14}  {:>7}  {:>13.1}% ±{:>4.1}  {:>9}  {:>9}  {:>10}",
+            t.games,
+            format!("+{} ={} -{}", t.wins, t.draws, t.games - t.wins - t.draws),
+            t.judged,
+            100.0 * score.rate(),
+            100.0 * score.margin(),
+            t.errors[0],
+            t.errors[1],
+            t.errors[2]
+        );
+    }
+    for (name, t) in &tallies {
+        let lost = t.games - t.wins - t.draws;
+        if lost == 0 {
+            continue;
+        }
+        let unclear = match t.lost_unclear {
+            0 => String::new(),
+            n => format!(", {n} with no error among its judged moves but some moves unjudged"),
+        };
+        println!(
+            "\n{name} lost {lost}: {} after an error of its own, {} without one (lost before its \
+             first judged move){unclear}",
+            t.lost_after_error, t.lost_all_along
+        );
+    }
+    Ok(())
+}
+
+fn tally_game(
+    tally: &mut Tally,
+    index: usize,
+    record: &GameRecord,
+    own: &[&JudgedMove],
+    min_plies: usize,
+) {
+    tally.games += 1;
+    let value = if index == 0 {
+        record.value_first
+    } else {
+        -record.value_first
+    };
+    tally.wins += usize::from(value > 0.0);
+    tally.draws += usize::from(value == 0.0);
+    for judged in own {
+        let Some((best, played)) = judged.values else {
+            continue;
+        };
+        tally.judged += 1;
+        match (best, played) {
+            (1, 0) => tally.errors[0] += 1,
+            (1, -1) => tally.errors[1] += 1,
+            (0, -1) => tally.errors[2] += 1,
+            _ => {}
+        }
+    }
+    if value < 0.0 {
+        let late = || own.iter().filter(|m| m.ply >= min_plies);
+        if own.iter().any(|m| m.is_error()) {
+            tally.lost_after_error += 1;
+        } else if late().all(|m| m.values.is_some()) {
+            tally.lost_all_along += 1;
+        } else {
+            tally.lost_unclear += 1;
+        }
+    }
 }
