@@ -220,7 +220,15 @@ fn arena_reports_a_score_and_its_saved_games_are_judged() {
     assert!(stdout.contains("-0 "), "perfect play never loses: {stdout}");
     assert!(stdout.contains("Elo +"), "{stdout}");
     let output = zerosum(
-        &["accuracy", "--games", "games.jsonl", "--min-plies", "0"],
+        &[
+            "accuracy",
+            "--games",
+            "games.jsonl",
+            "--min-plies",
+            "0",
+            "--save",
+            "erred.jsonl",
+        ],
         "",
         &dir,
     );
@@ -253,6 +261,26 @@ fn arena_reports_a_score_and_its_saved_games_are_judged() {
             "random lost {lost}: {lost} after an error of its own, 0 without one"
         )),
         "{stdout}"
+    );
+    // The positions where random erred, saved, are a benchmark perfect play aces.
+    let erred = std::fs::read_to_string(dir.join("erred.jsonl")).unwrap();
+    assert!(erred.lines().count() > 0 && erred.lines().count() <= errors);
+    let output = zerosum(
+        &[
+            "accuracy",
+            "perfect",
+            "--game",
+            "tictactoe",
+            "--load",
+            "erred.jsonl",
+        ],
+        "",
+        &dir,
+    );
+    let scored = succeeded(&output);
+    assert!(
+        scored.contains(&format!("100.0% of {}", erred.lines().count())),
+        "{scored}"
     );
     assert_one_line_error(
         &zerosum(&["accuracy", "--games", "missing.jsonl"], "", &dir),

@@ -297,21 +297,31 @@ pub fn score_agent<G: Game>(
 }
 
 /// A move of a recorded game, judged against exact play.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JudgedMove {
     /// Moves played before it.
     pub ply: usize,
     /// Who made it.
     pub mover: Player,
-    /// The position's value for the mover and the value of the move played (1 win, 0 draw,
-    /// -1 loss); `None` for a move not judged (before `min_plies`, or too hard to solve).
-    pub values: Option<(i8, i8)>,
+    /// The move.
+    pub action: Action,
+    /// The value of each legal move for the mover (1 win, 0 draw, -1 loss); `None` for a
+    /// move not judged (before `min_plies`, or too hard to solve).
+    pub values: Option<Vec<(Action, i8)>>,
 }
 
 impl JudgedMove {
+    /// The position's value for the mover and the value of the move played.
+    pub fn verdict(&self) -> Option<(i8, i8)> {
+        let values = self.values.as_ref()?;
+        let best = values.iter().map(|v| v.1).max()?;
+        let played = values.iter().find(|v| v.0 == self.action)?.1;
+        Some((best, played))
+    }
+
     /// Whether the move lost value: a win let go to a draw or a loss, or a draw to a loss.
     pub fn is_error(&self) -> bool {
-        matches!(self.values, Some((best, played)) if played < best)
+        matches!(self.verdict(), Some((best, played)) if played < best)
     }
 }
 
@@ -331,25 +341,16 @@ pub fn judge_record<G: Game>(
     let positions = record.replay(initial)?;
     let mut judged = vec![None; positions.len()];
     for ply in (min_plies..positions.len()).rev() {
-        let values = match solver.action_values_within(&positions[ply], max_nodes) {
-            Solved::Values(values) => values,
-            Solved::TooHard => {
-                on_position();
-                continue;
-            }
+        match solver.action_values_within(&positions[ply], max_nodes) {
+            Solved::Values(values) => judged[ply] = Some(values),
+            Solved::TooHard => {}
             Solved::TooLarge => {
                 return Err(TrainError::Benchmark(format!(
                     "{} is too large to solve exactly",
                     initial.name()
                 )))
             }
-        };
-        let best = values.iter().map(|v| v.1).max().unwrap_or(0);
-        let played = values
-            .iter()
-            .find(|v| v.0 == record.actions[ply])
-            .map_or(best, |v| v.1);
-        judged[ply] = Some((best, played));
+        }
         on_position();
     }
     Ok(positions
@@ -359,6 +360,7 @@ pub fn judge_record<G: Game>(
         .map(|(ply, (position, values))| JudgedMove {
             ply,
             mover: position.to_move(),
+            action: record.actions[ply],
             values,
         })
         .collect())
@@ -472,7 +474,8 @@ mod tests {
         let judged =
             judge_record(&initial, &mut solver, &record, 0, u64::MAX, || solved += 1).unwrap();
         assert_eq!(solved, 7);
-        let values: Vec<Option<(i8, i8)>> = judged.iter().map(|m| m.values).collect();
+        assert_eq!(judged[0].values.as_ref().map(Vec::len), Some(9));
+        let values: Vec<Option<(i8, i8)>> = judged.iter().map(JudgedMove::verdict).collect();
         assert_eq!(
             values,
             [(0, 0), (0, -1), (1, 1), (-1, -1), (1, 1), (-1, -1), (1, 1)].map(Some)

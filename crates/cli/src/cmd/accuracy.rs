@@ -28,8 +28,9 @@ pub struct Args {
     #[arg(required_unless_present = "games")]
     pub players: Vec<String>,
     /// Judge every move of the games recorded in this file (`arena --save` output, or a
-    /// run's games/gen-NNNN.jsonl) instead of asking players: the records name the game
-    #[arg(long, conflicts_with_all = ["players", "game", "load", "save", "sims", "positions"])]
+    /// run's games/gen-NNNN.jsonl) instead of asking players: the records name the game.
+    /// With --save, keeps the positions where a move erred, to score players on with --load
+    #[arg(long, conflicts_with_all = ["players", "game", "load", "sims", "positions"])]
     pub games: Option<PathBuf>,
     #[command(flatten)]
     pub game: GameArgs,
@@ -52,6 +53,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "save")]
     pub load: Option<PathBuf>,
     /// Write the solved positions to this file, to score other players on the same ones
+    /// (with --games: the positions where a recorded move erred)
     #[arg(long)]
     pub save: Option<PathBuf>,
 }
@@ -88,10 +90,7 @@ fn accuracy<G: Game>(
     args: &Args,
     specs: &[PlayerSpec],
 ) -> Result<()> {
-    let cells: usize = initial
-        .num_actions()
-        .max(initial.obs_shape().iter().skip(1).product());
-    let stages = stages(cells, args.min_plies);
+    let stages = game_stages(initial, args.min_plies);
     let mut too_hard = vec![0; stages.len()];
     let positions = match &args.load {
         Some(path) => load(path, initial)?,
@@ -194,7 +193,15 @@ fn accuracy<G: Game>(
     Ok(())
 }
 
-fn save(path: &PathBuf, positions: &[SolvedPosition]) -> Result<()> {
+/// Pons's stages for `initial`'s board, the first from `min_plies` moves played.
+fn game_stages<G: Game>(initial: &G, min_plies: usize) -> Vec<Stage> {
+    let cells: usize = initial
+        .num_actions()
+        .max(initial.obs_shape().iter().skip(1).product());
+    stages(cells, min_plies)
+}
+
+fn save(path: &Path, positions: &[SolvedPosition]) -> Result<()> {
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?,
     );
@@ -281,6 +288,8 @@ fn judge<G: Game>(
     let bar = job_bar(positions as u64, "solving positions");
     let mut tallies: Vec<(String, Tally)> = Vec::new();
     let mut unjudged = 0;
+    let stages = game_stages(initial, args.min_plies);
+    let mut erred: Vec<SolvedPosition> = Vec::new();
     for (line, record) in records {
         let judged = judge_record(
             initial,
@@ -291,6 +300,9 @@ fn judge<G: Game>(
             || bar.inc(1),
         )
         .with_context(|| format!("{} line {line}", path.display()))?;
+        if args.save.is_some() {
+            erred.extend(erred_positions(initial, &stages, record, &judged)?);
+        }
         unjudged += judged
             .iter()
             .filter(|m| m.ply >= args.min_plies && m.values.is_none())
@@ -309,6 +321,19 @@ fn judge<G: Game>(
         }
     }
     bar.finish_and_clear();
+    if let Some(save_path) = &args.save {
+        let mut seen = std::collections::HashSet::new();
+        erred.retain(|p| seen.insert(p.moves.clone()));
+        save(save_path, &erred)?;
+        println!(
+            "{} positions where a move erred saved to {}: score players on them with \
+             `zerosum accuracy PLAYER... --game {} --load {}`",
+            erred.len(),
+            save_path.display(),
+            initial.name(),
+            save_path.display()
+        );
+    }
     println!(
         "{}: {} games of {}, moves judged from {} moves played{}",
         path.display(),
@@ -371,6 +396,38 @@ fn judge<G: Game>(
     Ok(())
 }
 
+/// The positions of `record` where a judged move erred, with every move's value.
+fn erred_positions<G: Game>(
+    initial: &G,
+    stages: &[Stage],
+    record: &GameRecord,
+    judged: &[JudgedMove],
+) -> Result<Vec<SolvedPosition>> {
+    let positions = record.replay(initial)?;
+    let notation = |ply: usize| positions[ply].format_action(record.actions[ply]);
+    Ok(judged
+        .iter()
+        .filter(|m| m.is_error())
+        .map(|m| {
+            let position = &positions[m.ply];
+            SolvedPosition {
+                stage: stages
+                    .iter()
+                    .find(|s| s.plies.contains(&m.ply))
+                    .or(stages.last())
+                    .map_or(String::new(), |s| s.name.clone()),
+                moves: (0..m.ply).map(notation).collect(),
+                values: m
+                    .values
+                    .iter()
+                    .flatten()
+                    .map(|&(action, value)| (position.format_action(action), value))
+                    .collect(),
+            }
+        })
+        .collect())
+}
+
 fn tally_game(
     tally: &mut Tally,
     index: usize,
@@ -387,7 +444,7 @@ fn tally_game(
     tally.wins += usize::from(value > 0.0);
     tally.draws += usize::from(value == 0.0);
     for judged in own {
-        let Some((best, played)) = judged.values else {
+        let Some((best, played)) = judged.verdict() else {
             continue;
         };
         tally.judged += 1;
