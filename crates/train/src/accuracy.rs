@@ -32,8 +32,9 @@ pub struct ExactSolver<G: Game> {
     generic: PerfectSolver<G>,
 }
 
-/// Positions the generic solver may keep before it gives up.
-const GENERIC_LIMIT: usize = 5_000_000;
+/// Positions the generic solver may search before it gives up: tic-tac-toe takes a few
+/// thousand; a larger game is refused in well under a minute (chess: 10-20 s).
+const GENERIC_LIMIT: usize = 1_000_000;
 
 impl<G: Game> ExactSolver<G> {
     /// A solver for `initial`'s game: Pons's method for connect four, memoised negamax

@@ -7,14 +7,18 @@ use zerosum_games::{value_for, Action, Game};
 /// The exact value of every position it has been asked about, from the mover's view.
 pub struct PerfectSolver<G: Game> {
     memo: HashMap<G, i8>,
+    /// Positions searched so far; the memo alone would not stop a search that goes deep
+    /// (chess) and finishes few positions.
+    expanded: usize,
     limit: usize,
 }
 
 impl<G: Game> PerfectSolver<G> {
-    /// A solver that gives up past `limit` distinct positions.
+    /// A solver that gives up after searching `limit` positions.
     pub fn new(limit: usize) -> PerfectSolver<G> {
         PerfectSolver {
             memo: HashMap::new(),
+            expanded: 0,
             limit,
         }
     }
@@ -28,9 +32,10 @@ impl<G: Game> PerfectSolver<G> {
         if let Some(&v) = self.memo.get(position) {
             return Some(v);
         }
-        if self.memo.len() >= self.limit {
+        if self.expanded >= self.limit {
             return None;
         }
+        self.expanded += 1;
         let mover = position.to_move();
         let mut best = -2i8;
         for action in position.legal_action_vec() {
@@ -79,5 +84,22 @@ impl<G: Game> PerfectSolver<G> {
                 .collect(),
             best,
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use zerosum_games::chess::Chess;
+    use zerosum_games::tic_tac_toe::TicTacToe;
+
+    use super::*;
+
+    #[test]
+    fn tic_tac_toe_is_a_draw_and_chess_is_refused_quickly() {
+        let mut solver = PerfectSolver::new(100_000);
+        assert_eq!(solver.value(&TicTacToe::new()), Some(0));
+        // Chess searches deep and finishes few positions: the limit counts what it searched.
+        let mut solver = PerfectSolver::new(10_000);
+        assert_eq!(solver.action_values(&Chess::new()), None);
     }
 }
