@@ -52,40 +52,31 @@ impl<G: Game> ExactSolver<G> {
     /// The value of each legal action of `position`, in action order; `None` when the game
     /// is too large to solve.
     pub fn action_values(&mut self, position: &G) -> Option<Vec<(Action, i8)>> {
-        match self.action_values_within(position, u64::MAX) {
-            Solved::Values(values) => Some(values),
-            _ => None,
-        }
+        self.action_values_within(position, u64::MAX).ok().flatten()
     }
 
-    /// [`ExactSolver::action_values`], giving up on a connect-four position that takes more
-    /// than `max_nodes` positions to solve.
-    pub fn action_values_within(&mut self, position: &G, max_nodes: u64) -> Solved {
+    /// [`ExactSolver::action_values`], or `Ok(None)` for a connect-four position that takes
+    /// more than `max_nodes` positions to solve; an error when the game is too large for
+    /// exact search at all.
+    pub fn action_values_within(
+        &mut self,
+        position: &G,
+        max_nodes: u64,
+    ) -> Result<Option<Vec<(Action, i8)>>, TrainError> {
         if let (Some(solver), Some(c4)) = (
             self.connect_four.as_mut(),
             (position as &dyn Any).downcast_ref::<ConnectFour>(),
         ) {
-            return match solver.action_values_within(c4, max_nodes) {
-                Some(values) => Solved::Values(values),
-                None => Solved::TooHard,
-            };
+            return Ok(solver.action_values_within(c4, max_nodes));
         }
         match self.generic.action_values(position) {
-            Some(values) => Solved::Values(values),
-            None => Solved::TooLarge,
+            Some(values) => Ok(Some(values)),
+            None => Err(TrainError::Benchmark(format!(
+                "{} is too large to solve exactly",
+                position.name()
+            ))),
         }
     }
-}
-
-/// What [`ExactSolver::action_values_within`] found.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Solved {
-    /// Each legal action and its value for the mover.
-    Values(Vec<(Action, i8)>),
-    /// The position took more than the budget.
-    TooHard,
-    /// The game is too large for exact search at all.
-    TooLarge,
 }
 
 /// The positions [`draw_positions`] kept, and how many of each stage it skipped as too hard.
@@ -198,18 +189,9 @@ pub fn draw_positions<G: Game>(
             if position.is_terminal() {
                 continue;
             }
-            let values = match solver.action_values_within(&position, max_nodes) {
-                Solved::Values(values) => values,
-                Solved::TooHard => {
-                    skipped += 1;
-                    continue;
-                }
-                Solved::TooLarge => {
-                    return Err(TrainError::Benchmark(format!(
-                        "{} is too large to solve exactly",
-                        initial.name()
-                    )))
-                }
+            let Some(values) = solver.action_values_within(&position, max_nodes)? else {
+                skipped += 1;
+                continue;
             };
             let first = values[0].1;
             if values.iter().all(|v| v.1 == first) {
@@ -342,16 +324,7 @@ pub fn judge_record<G: Game>(
     let positions = record.replay(initial)?;
     let mut judged = vec![None; positions.len()];
     for ply in (min_plies..positions.len()).rev() {
-        match solver.action_values_within(&positions[ply], max_nodes) {
-            Solved::Values(values) => judged[ply] = Some(values),
-            Solved::TooHard => {}
-            Solved::TooLarge => {
-                return Err(TrainError::Benchmark(format!(
-                    "{} is too large to solve exactly",
-                    initial.name()
-                )))
-            }
-        }
+        judged[ply] = solver.action_values_within(&positions[ply], max_nodes)?;
         on_position();
     }
     Ok(positions
