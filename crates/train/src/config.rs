@@ -119,6 +119,17 @@ impl Default for ArenaConfig {
     }
 }
 
+/// The trained agent outside training: the search budget of a `checkpoint:` player in
+/// `arena` and `accuracy`, and of the agent in `play`, `gtp` and `serve`, where the command
+/// names none.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlayConfig {
+    /// Simulations per move; 0 = the larger of `arena.num_simulations` and
+    /// `search.num_simulations`.
+    pub num_simulations: usize,
+}
+
 /// One whole training run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -149,6 +160,8 @@ pub struct RunConfig {
     pub learner: LearnerConfig,
     /// Evaluation during training.
     pub arena: ArenaConfig,
+    /// The agent outside training.
+    pub play: PlayConfig,
     /// Whether new networks must beat the best before they generate games.
     pub gating: crate::gating::GatingConfig,
 }
@@ -169,6 +182,7 @@ impl Default for RunConfig {
             replay: ReplayConfig::default(),
             learner: LearnerConfig::default(),
             arena: ArenaConfig::default(),
+            play: PlayConfig::default(),
             gating: crate::gating::GatingConfig::default(),
         }
     }
@@ -186,6 +200,14 @@ impl RunConfig {
         value
             .try_into()
             .map_err(|e: toml::de::Error| TrainError::BadConfig(one_line(&e.to_string())))
+    }
+
+    /// Simulations per move of the trained agent outside training ([`PlayConfig`]).
+    pub fn play_simulations(&self) -> usize {
+        match self.play.num_simulations {
+            0 => self.arena.num_simulations.max(self.search.num_simulations),
+            n => n,
+        }
     }
 
     /// The config as TOML (the run directory's `config.toml`).
@@ -338,6 +360,24 @@ mod tests {
         assert_eq!(config.search.c_puct, 2.0);
         assert_eq!(config.model.family, zerosum_nn::Family::Mlp);
         assert_eq!(config.seed, 9);
+    }
+
+    #[test]
+    fn the_agent_outside_training_searches_its_own_budget_or_the_larger_of_the_others() {
+        let unset = RunConfig::from_toml(
+            "[search]\nnum_simulations = 64\n[arena]\nnum_simulations = 128\n",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(unset.play_simulations(), 128);
+        let unset = RunConfig::from_toml(
+            "[search]\nnum_simulations = 64\n",
+            &["arena.num_simulations=48".into()],
+        )
+        .unwrap();
+        assert_eq!(unset.play_simulations(), 64);
+        let set = RunConfig::from_toml("[play]\nnum_simulations = 400\n", &[]).unwrap();
+        assert_eq!(set.play_simulations(), 400);
     }
 
     #[test]

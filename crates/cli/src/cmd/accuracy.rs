@@ -45,7 +45,8 @@ pub struct Args {
     /// reported: a few early connect-four positions take billions)
     #[arg(long, default_value_t = 50_000_000)]
     pub max_nodes: u64,
-    /// Simulations per move for checkpoint players that give none
+    /// Simulations per move for checkpoint players that give none (default: the game
+    /// config's play.num_simulations)
     #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
     /// Read the solved positions from this file (JSON Lines, as --save writes) instead of
@@ -142,7 +143,7 @@ fn accuracy<G: Game>(
         );
     }
     let stage_list: Vec<Stage> = used.into_iter().cloned().collect();
-    let sims = args.sims.unwrap_or(config.arena.num_simulations);
+    let sims = args.sims.unwrap_or(config.play_simulations());
     let device = parse_device(&config.device)?;
     let mut rows = Vec::new();
     for (index, (text, spec)) in args.players.iter().zip(specs).enumerate() {

@@ -24,7 +24,8 @@ pub struct Args {
     /// Games to play; A moves first in even-numbered games
     #[arg(long, default_value_t = 100)]
     pub games: usize,
-    /// Simulations per move for checkpoint players that give none
+    /// Simulations per move for checkpoint players that give none (default: the game
+    /// config's play.num_simulations)
     #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
     /// Write every game as a JSON line to this file, and in the game's standard format
@@ -75,7 +76,7 @@ fn arena<G: Game>(
     a: &PlayerSpec,
     b: &PlayerSpec,
 ) -> Result<()> {
-    let sims = args.sims.unwrap_or(config.arena.num_simulations);
+    let sims = args.sims.unwrap_or(config.play_simulations());
     zerosum_nn::set_torch_threads(match_torch_threads(config.torch_threads));
     let mut player_a = agent(a, initial, config, sims, config.seed.wrapping_mul(31) ^ 1)?;
     let mut player_b = agent(b, initial, config, sims, config.seed.wrapping_mul(31) ^ 2)?;

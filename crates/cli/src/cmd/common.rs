@@ -132,15 +132,12 @@ impl AgentArgs {
         }
     }
 
-    /// Simulations per move: `--sims`, else for a checkpoint the larger of the config's
-    /// evaluation and self-play counts, and for rollout MCTS [`DEFAULT_ROLLOUT_SIMS`].
+    /// Simulations per move: `--sims`, else for a checkpoint the config's `play` budget
+    /// ([`RunConfig::play_simulations`]), and for rollout MCTS [`DEFAULT_ROLLOUT_SIMS`].
     pub fn sims(&self, config: &RunConfig) -> usize {
         match (self.sims, &self.checkpoint) {
             (Some(sims), _) => sims,
-            (None, Some(_)) => config
-                .arena
-                .num_simulations
-                .max(config.search.num_simulations),
+            (None, Some(_)) => config.play_simulations(),
             (None, None) => DEFAULT_ROLLOUT_SIMS,
         }
     }
