@@ -144,6 +144,7 @@ fn accuracy<G: Game>(
     }
     let stage_list: Vec<Stage> = used.into_iter().cloned().collect();
     let sims = args.sims.unwrap_or(config.play_simulations());
+    super::common::use_match_threads(config);
     let device = parse_device(&config.device)?;
     let mut rows = Vec::new();
     for (index, (text, spec)) in args.players.iter().zip(specs).enumerate() {

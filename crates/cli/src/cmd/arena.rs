@@ -5,9 +5,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::{with_game, Game, RecordTags};
 use zerosum_nn::parse_device;
-use zerosum_train::{
-    build_agent, match_torch_threads, play_match_with_openings, Agent, PlayerSpec, RunConfig,
-};
+use zerosum_train::{build_agent, play_match_with_openings, Agent, PlayerSpec, RunConfig};
 
 use super::common::GameArgs;
 use crate::human::HumanAgent;
@@ -77,7 +75,7 @@ fn arena<G: Game>(
     b: &PlayerSpec,
 ) -> Result<()> {
     let sims = args.sims.unwrap_or(config.play_simulations());
-    zerosum_nn::set_torch_threads(match_torch_threads(config.torch_threads));
+    super::common::use_match_threads(config);
     let mut player_a = agent(a, initial, config, sims, config.seed.wrapping_mul(31) ^ 1)?;
     let mut player_b = agent(b, initial, config, sims, config.seed.wrapping_mul(31) ^ 2)?;
     let mut rng = SmallRng::seed_from_u64(config.seed);

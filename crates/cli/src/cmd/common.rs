@@ -143,6 +143,12 @@ impl AgentArgs {
     }
 }
 
+/// Gives libtorch the threads of a command that searches one position per network call
+/// (arena, accuracy, play, gtp, serve, uci): [`zerosum_train::match_torch_threads`].
+pub fn use_match_threads(config: &RunConfig) {
+    zerosum_nn::set_torch_threads(zerosum_train::match_torch_threads(config.torch_threads));
+}
+
 /// Simulations per move of the rollout MCTS that stands in when no checkpoint is given.
 pub const DEFAULT_ROLLOUT_SIMS: usize = 1000;
 

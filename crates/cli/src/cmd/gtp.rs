@@ -27,6 +27,7 @@ pub fn run(args: Args) -> Result<()> {
 fn serve<G: Game + FromAnyGame>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
     let spec = args.agent.spec();
     let sims = args.agent.sims(config);
+    super::common::use_match_threads(config);
     let agent = build_agent(
         &spec,
         initial,

@@ -35,6 +35,7 @@ pub fn run(args: Args) -> Result<()> {
 fn play<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
     let spec = args.agent.spec();
     let sims = args.agent.sims(config);
+    super::common::use_match_threads(config);
     let device = parse_device(&config.device)?;
     let mut agent = build_agent(&spec, initial, &config.search, sims, device, config.seed)?;
     let mut rng = SmallRng::seed_from_u64(config.seed);

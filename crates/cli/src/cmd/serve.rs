@@ -40,6 +40,7 @@ pub fn run(args: Args) -> Result<()> {
 
 fn serve<G: Game>(initial: &G, short_name: &str, config: &RunConfig, args: &Args) -> Result<()> {
     let sims = args.agent.sims(config);
+    super::common::use_match_threads(config);
     if sims == 0 || sims > args.max_sims {
         bail!(
             "--sims must be in 1..={} (--max-sims), not {sims}",

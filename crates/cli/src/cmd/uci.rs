@@ -33,6 +33,7 @@ pub fn run(mut args: Args) -> Result<()> {
         bail!("--sims must be from 1 to 1000000, got {}", args.sims);
     }
     let (game, config) = resolve_with_checkpoint(&args.game, args.checkpoint.as_deref())?;
+    super::common::use_match_threads(&config);
     let AnyGame::Chess(initial) = game else {
         bail!("uci plays chess only, not {}", game.name());
     };
