@@ -60,6 +60,12 @@ pub struct SearchConfig {
     /// threefold repetition. Only games that report repetitions are affected. Off by
     /// default: it did not raise the chess checkpoint's score (docs/results.md).
     pub repetition_draws: bool,
+    /// Each ply between a position and a value backed up to it multiplies that value by
+    /// this, so that a nearer win counts for more and a nearer loss for worse; training then
+    /// learns the same discounted result (`discount^plies_to_end * z`). 1 (the default)
+    /// discounts nothing. Below 1, a value stops saturating once a game is won: being a
+    /// queen up is worth more than a pawn up, because it wins sooner (docs/decisions.md).
+    pub discount: f32,
     /// Keep the subtree under the played move for the next search.
     pub reuse_tree: bool,
     /// Network outputs kept per search driver, keyed by position hash; 0 turns the cache off.
@@ -93,6 +99,7 @@ impl Default for SearchConfig {
             solver: true,
             terminal_check: true,
             repetition_draws: false,
+            discount: 1.0,
             reuse_tree: true,
             cache_capacity: 200_000,
             algorithm: Algorithm::Puct,
@@ -137,6 +144,12 @@ impl SearchConfig {
                 self.dirichlet_epsilon
             ));
         }
+        if !(self.discount > 0.0 && self.discount <= 1.0) {
+            errors.push(format!(
+                "search.discount must be within (0, 1], got {}",
+                self.discount
+            ));
+        }
         errors
     }
 }
@@ -166,5 +179,12 @@ mod tests {
             ..SearchConfig::default()
         };
         assert_eq!(config.validate().len(), 2);
+        for bad in [0.0, 1.01, f32::NAN] {
+            let config = SearchConfig {
+                discount: bad,
+                ..SearchConfig::default()
+            };
+            assert_eq!(config.validate().len(), 1, "{bad}");
+        }
     }
 }

@@ -51,7 +51,8 @@ pub(crate) fn select<G: Game>(tree: &mut Tree<G>, config: &SearchConfig) -> Leaf
     }
 }
 
-/// Adds `value` (seen by `seen_by`) to every node on `path`, then updates proofs upward.
+/// Adds `value` (seen by `seen_by`) to every node on `path`, multiplied by the discount
+/// once for each ply above the leaf, then updates proofs upward.
 pub(crate) fn backup<G: Game>(
     tree: &mut Tree<G>,
     path: &[NodeId],
@@ -59,10 +60,12 @@ pub(crate) fn backup<G: Game>(
     seen_by: Player,
     config: &SearchConfig,
 ) {
+    let mut value = value;
     for &id in path.iter().rev() {
         let node = tree.node_mut(id);
         node.visits += 1;
         node.value_sum += value_for(value, seen_by, node.player);
+        value *= config.discount;
     }
     if config.solver {
         for &id in path.iter().rev().skip(1) {
@@ -424,6 +427,33 @@ mod tests {
         assert!([NodeId::ROOT, a, b]
             .iter()
             .all(|&id| tree.node(id).visits == 1));
+    }
+
+    #[test]
+    fn backup_discounts_once_a_ply_above_the_leaf() {
+        let mut tree = Tree::new(TicTacToe::new());
+        tree.add_children(NodeId::ROOT, &[(0, 1.0)]);
+        let a = NodeId(1);
+        tree.add_children(a, &[(1, 1.0)]);
+        let b = NodeId(2);
+        tree.node_mut(a).player = Player::SECOND;
+        tree.node_mut(b).player = Player::FIRST;
+        let config = SearchConfig {
+            discount: 0.5,
+            ..SearchConfig::default()
+        };
+        backup(
+            &mut tree,
+            &[NodeId::ROOT, a, b],
+            1.0,
+            Player::FIRST,
+            &config,
+        );
+        let sums: Vec<f32> = [NodeId::ROOT, a, b]
+            .iter()
+            .map(|&id| tree.node(id).value_sum)
+            .collect();
+        assert_eq!(sums, vec![0.25, -0.5, 1.0]);
     }
 
     #[test]

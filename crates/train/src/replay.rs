@@ -36,13 +36,41 @@ pub struct Sample {
     pub generation: u64,
 }
 
+/// How a recorded game's positions get their value targets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ValueTarget {
+    /// The search's share k of `k * q + (1 - k) * z` at the last ply ([`ReplayConfig::value_q_mix`]).
+    pub q_mix: f64,
+    /// The search's discount per ply: the result z of a position n plies before the end is
+    /// `discount^n` times the game's (`search.discount`, so that the network learns the
+    /// values its search backs up).
+    pub discount: f64,
+}
+
+impl ValueTarget {
+    /// The plain AlphaZero target: the game's result.
+    pub const RESULT: ValueTarget = ValueTarget {
+        q_mix: 0.0,
+        discount: 1.0,
+    };
+
+    /// The target a run's config asks for.
+    pub fn of(config: &crate::config::RunConfig) -> ValueTarget {
+        ValueTarget {
+            q_mix: config.replay.value_q_mix,
+            discount: config.search.discount as f64,
+        }
+    }
+}
+
 /// Turns a self-play record into samples by replaying it. The value target is
-/// `k * q + (1 - k) * z`, with z the result, q the search's root value, and k rising
-/// linearly over the game from 0 at the first ply to `q_mix` at the last.
+/// `k * q + (1 - k) * z`, with z the result discounted by the plies left, q the search's
+/// root value, and k rising linearly over the game from 0 at the first ply to `q_mix` at
+/// the last.
 pub fn samples_from_record<G: Game>(
     initial: &G,
     record: &GameRecord,
-    q_mix: f64,
+    target: ValueTarget,
     generation: u64,
 ) -> Vec<Sample> {
     let mut position = initial.clone();
@@ -57,8 +85,10 @@ pub fn samples_from_record<G: Game>(
         let mut obs = vec![0.0; position.obs_len()];
         position.observe(&mut obs);
         let mover = position.to_move();
-        let z = value_for(record.value_first, Player::FIRST, mover) as f64;
-        let k = q_mix * ply as f64 / length;
+        let plies_left = (record.actions.len() - ply) as i32;
+        let z = value_for(record.value_first, Player::FIRST, mover) as f64
+            * target.discount.powi(plies_left);
+        let k = target.q_mix * ply as f64 / length;
         let value = (k * stats.value as f64 + (1.0 - k) * z) as f32;
         // The reply target is the very next move's, when the opponent made it and it was
         // recorded (moves in between, fast or random, break the link).
@@ -419,12 +449,20 @@ mod tests {
             .collect();
         let record = GameRecord::new(&game, ["a".into(), "b".into()], actions, stats);
         assert_eq!(record.value_first, 1.0);
-        let pure = samples_from_record(&game, &record, 0.0, 1);
+        let pure = samples_from_record(&game, &record, ValueTarget::RESULT, 1);
         assert_eq!(
             pure.iter().map(|s| s.value).collect::<Vec<_>>(),
             vec![1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0]
         );
-        let mixed = samples_from_record(&game, &record, 1.0, 1);
+        let mixed = samples_from_record(
+            &game,
+            &record,
+            ValueTarget {
+                q_mix: 1.0,
+                ..ValueTarget::RESULT
+            },
+            1,
+        );
         // k = ply / 7 with q = 0: the target shrinks towards 0 as the game goes on.
         for (ply, s) in mixed.iter().enumerate() {
             let z = pure[ply].value;
@@ -433,5 +471,23 @@ mod tests {
         // Each sample's reply target is the next move's policy (the opponent moves next).
         assert!(mixed[..6].iter().all(|s| s.reply.is_some()));
         assert!(mixed[6].reply.is_none());
+        // Discounted: the winning move (ply 6) is one ply from the end, the first seven.
+        let discounted = samples_from_record(
+            &game,
+            &record,
+            ValueTarget {
+                discount: 0.5,
+                ..ValueTarget::RESULT
+            },
+            1,
+        );
+        for (ply, s) in discounted.iter().enumerate() {
+            let want = pure[ply].value * 0.5f32.powi(7 - ply as i32);
+            assert!(
+                (s.value - want).abs() < 1e-6,
+                "ply {ply}: {} {want}",
+                s.value
+            );
+        }
     }
 }

@@ -18,7 +18,7 @@ use crate::gating::Gate;
 use crate::metrics::{event_line, EvalReport, LearnerReport, SelfPlayReport};
 use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
 use crate::record::GameRecord;
-use crate::replay::{samples_from_record, ReplayBuffer};
+use crate::replay::{samples_from_record, ReplayBuffer, ValueTarget};
 use crate::self_play::{self_play, SelfPlayCounters};
 use crate::store::RunStore;
 
@@ -179,7 +179,7 @@ pub fn train<G: Game>(
         }
         let samples: Vec<_> = read_records(store, generation)?
             .iter()
-            .flat_map(|r| samples_from_record(initial, r, config.replay.value_q_mix, generation))
+            .flat_map(|r| samples_from_record(initial, r, ValueTarget::of(config), generation))
             .collect();
         held += samples.len();
         reload.push((generation, samples));
@@ -276,7 +276,7 @@ pub fn train<G: Game>(
         let span = info_span!("learn", generation).entered();
         let samples = records
             .iter()
-            .flat_map(|r| samples_from_record(initial, r, config.replay.value_q_mix, generation))
+            .flat_map(|r| samples_from_record(initial, r, ValueTarget::of(config), generation))
             .collect();
         buffer.add_generation(generation, samples);
         let learn_start = Instant::now();
