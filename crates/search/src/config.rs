@@ -60,10 +60,10 @@ pub struct SearchConfig {
     /// threefold repetition. Only games that report repetitions are affected. Off by
     /// default: it did not raise the chess checkpoint's score (docs/results.md).
     pub repetition_draws: bool,
-    /// Each ply between a position and a value backed up to it multiplies that value by
-    /// this, so that a nearer win counts for more and a nearer loss for worse; training then
-    /// learns the same discounted result (`discount^plies_to_end * z`). 1 (the default)
-    /// discounts nothing. Below 1, a value stops saturating once a game is won: being a
+    /// Each ply (one action, whoever makes it) between a position and a value backed up to
+    /// it multiplies that value by this, so that a nearer win counts for more and a nearer
+    /// loss for worse; training then learns the same discounted result
+    /// (`discount^plies_to_end * z`). 1 (the default) discounts nothing. Below 1, a value stops saturating once a game is won: being a
     /// queen up is worth more than a pawn up, because it wins sooner (docs/decisions.md).
     pub discount: f32,
     /// Keep the subtree under the played move for the next search.

@@ -471,7 +471,7 @@ mod tests {
         // Each sample's reply target is the next move's policy (the opponent moves next).
         assert!(mixed[..6].iter().all(|s| s.reply.is_some()));
         assert!(mixed[6].reply.is_none());
-        // Discounted: the winning move (ply 6) is one ply from the end, the first seven.
+        // Discounted by the plies left: 0.5^1 at the winning move (ply 6), 0.5^7 at the first.
         let discounted = samples_from_record(
             &game,
             &record,
