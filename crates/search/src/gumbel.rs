@@ -142,11 +142,7 @@ pub(crate) fn select_root<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> Opt
     let gumbel = tree.gumbel.as_ref()?;
     let c = completed_q(tree, NodeId::ROOT, config);
     if config.solver {
-        if let Some(&win) = c
-            .children
-            .iter()
-            .find(|&&ch| proven_for_parent(tree, NodeId::ROOT, ch) == Bound::Win)
-        {
+        if let Some(win) = tree.quickest_win(NodeId::ROOT) {
             return Some(win);
         }
     }
@@ -193,7 +189,7 @@ pub(crate) fn select_interior<G: Game>(
         let mut score = share - visits as f32 / (1.0 + total);
         if config.solver {
             match proven_for_parent(tree, node, child) {
-                Bound::Win => return child,
+                Bound::Win => return tree.quickest_win(node).unwrap_or(child),
                 Bound::Loss => score -= 2.0,
                 _ => {}
             }
@@ -240,13 +236,7 @@ pub(crate) fn final_action<G: Game>(tree: &Tree<G>) -> Option<Action> {
     let gumbel = tree.gumbel.as_ref()?;
     let config = &gumbel.config;
     let c = completed_q(tree, NodeId::ROOT, config);
-    let wins: Vec<NodeId> = c
-        .children
-        .iter()
-        .copied()
-        .filter(|&ch| proven_for_parent(tree, NodeId::ROOT, ch) == Bound::Win)
-        .collect();
-    if let Some(&win) = wins.first() {
+    if let Some(win) = tree.quickest_win(NodeId::ROOT) {
         return Some(tree.node(win).action);
     }
     let not_lost = |i: usize| proven_for_parent(tree, NodeId::ROOT, c.children[i]) != Bound::Loss;

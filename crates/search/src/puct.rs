@@ -50,7 +50,7 @@ pub(crate) fn select_child<G: Game>(
         let c = tree.node(child);
         let q = if config.solver && c.bound != Bound::Unknown {
             match c.bound.seen_by(c.player, p.player) {
-                Bound::Win => return child,
+                Bound::Win => return tree.quickest_win(parent).unwrap_or(child),
                 Bound::Loss => -1e6,
                 _ => 0.0,
             }

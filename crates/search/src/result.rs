@@ -57,8 +57,8 @@ impl<G: Game> Tree<G> {
         }
     }
 
-    /// The move to play: a proven win if there is one; otherwise, among moves not proven
-    /// lost (unless all are), the most visited when `temperature` is 0, else one drawn with
+    /// The move to play: the quickest proven win if there is one; the slowest proven loss if
+    /// every move is one; otherwise, among moves not proven lost, the most visited when `temperature` is 0, else one drawn with
     /// probability proportional to `visits^(1/temperature)`. With the Gumbel root, the
     /// action Sequential Halving left standing, whatever the temperature.
     pub fn choose_action(&self, temperature: f32, rng: &mut impl Rng) -> Option<Action> {
@@ -82,26 +82,25 @@ impl<G: Game> Tree<G> {
         if children.is_empty() {
             return None;
         }
+        if let Some(win) = self.quickest_win(NodeId::ROOT) {
+            return Some(self.node(win).action);
+        }
         let bound_for_root = |c: NodeId| {
             let n = self.node(c);
             n.bound.seen_by(n.player, root.player)
         };
-        let winning: Vec<NodeId> = children
+        let candidates: Vec<NodeId> = children
             .iter()
             .copied()
-            .filter(|&c| bound_for_root(c) == Bound::Win)
+            .filter(|&c| bound_for_root(c) != Bound::Loss)
             .collect();
-        let mut candidates: Vec<NodeId> = if !winning.is_empty() {
-            winning
-        } else {
-            children
+        if candidates.is_empty() {
+            // Every move loses against best play: hold out longest, for an opponent may err.
+            let slowest = children
                 .iter()
                 .copied()
-                .filter(|&c| bound_for_root(c) != Bound::Loss)
-                .collect()
-        };
-        if candidates.is_empty() {
-            candidates = children;
+                .max_by_key(|&c| (self.node(c).proof_plies, self.node(c).visits))?;
+            return Some(self.node(slowest).action);
         }
         let key = |c: NodeId| {
             let n = self.node(c);
@@ -347,6 +346,22 @@ mod tests {
         // With nothing but losses it still plays, the most visited at temperature 0.
         let tree = star(&[lost_again, lost]);
         assert_eq!(frequencies(&tree, 0.0, 10), vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn the_quickest_win_and_the_slowest_loss_are_played() {
+        // Two proven wins for the root's mover: the most visited ends the game in 5 plies,
+        // the other in 1.
+        let slow = Child::visited(SECOND, 80, -1.0).proven_in(Bound::Loss, 4);
+        let quick = Child::visited(FIRST, 3, 1.0).proven_in(Bound::Win, 0);
+        let tree = star(&[slow, Child::visited(SECOND, 10, 0.0), quick]);
+        assert_eq!(frequencies(&tree, 1.0, 200), vec![0.0, 0.0, 1.0]);
+        assert_eq!(frequencies(&tree, 0.0, 10), vec![0.0, 0.0, 1.0]);
+        // Every move lost: the one the opponent needs longest to win.
+        let soon = Child::visited(SECOND, 90, 1.0).proven_in(Bound::Win, 0);
+        let late = Child::visited(SECOND, 5, 1.0).proven_in(Bound::Win, 6);
+        let tree = star(&[soon, late]);
+        assert_eq!(frequencies(&tree, 1.0, 200), vec![0.0, 1.0]);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! A node is a proven win for its mover when some child is a proven win for that player,
 //! a proven loss when every child is a proven loss for it, and a proven draw when every
-//! child is proven and the best of them is a draw.
+//! child is proven and the best of them is a draw. A proof's length in plies is the
+//! quickest winning child's plus one for a win, the longest child's plus one otherwise.
 
 use zerosum_games::Game;
 
@@ -17,22 +18,29 @@ pub(crate) fn update_bound<G: Game>(tree: &mut Tree<G>, id: NodeId) -> bool {
     let player = node.player;
     let mut all_known = true;
     let mut any_draw = false;
+    let mut quickest_win: Option<u16> = None;
+    let mut longest = 0;
     for child in node.children() {
         let c = tree.node(child);
         match c.bound.seen_by(c.player, player) {
             Bound::Win => {
-                tree.node_mut(id).bound = Bound::Win;
-                return true;
+                quickest_win = Some(quickest_win.map_or(c.proof_plies, |q| q.min(c.proof_plies)))
             }
             Bound::Draw => any_draw = true,
             Bound::Loss => {}
             Bound::Unknown => all_known = false,
         }
+        longest = longest.max(c.proof_plies);
     }
-    if !all_known {
-        return false;
-    }
-    tree.node_mut(id).bound = if any_draw { Bound::Draw } else { Bound::Loss };
+    let (bound, plies) = match quickest_win {
+        Some(plies) => (Bound::Win, plies),
+        None if !all_known => return false,
+        None if any_draw => (Bound::Draw, longest),
+        None => (Bound::Loss, longest),
+    };
+    let node = tree.node_mut(id);
+    node.bound = bound;
+    node.proof_plies = plies.saturating_add(1);
     true
 }
 
@@ -108,6 +116,26 @@ mod tests {
             let children = [(SECOND, proven), (SECOND, Bound::Unknown)];
             assert_eq!(root_bound(&children), (Bound::Unknown, false));
         }
+    }
+
+    #[test]
+    fn a_proof_takes_the_quickest_win_and_the_longest_loss() {
+        let proof = |children: &[Child]| {
+            let mut tree = star(children);
+            assert!(update_bound(&mut tree, NodeId::ROOT));
+            (tree.root().bound, tree.root().proof_plies)
+        };
+        let won_in = |plies| Child::visited(SECOND, 1, -1.0).proven_in(Bound::Loss, plies);
+        let lost_in = |plies| Child::visited(SECOND, 1, 1.0).proven_in(Bound::Win, plies);
+        let unknown = Child::visited(SECOND, 1, 0.0);
+        assert_eq!(
+            proof(&[won_in(6), unknown, won_in(2), lost_in(0)]),
+            (Bound::Win, 3)
+        );
+        assert_eq!(
+            proof(&[lost_in(2), lost_in(8), lost_in(0)]),
+            (Bound::Loss, 9)
+        );
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub struct Child {
     /// Mean value from `player`'s view.
     pub mean: f32,
     pub prior: f32,
+    /// The length of its proof in plies, when proven.
+    pub proof_plies: u16,
 }
 
 impl Child {
@@ -26,6 +28,7 @@ impl Child {
             visits: 0,
             mean: 0.0,
             prior,
+            proof_plies: 0,
         }
     }
 
@@ -37,12 +40,22 @@ impl Child {
             visits,
             mean,
             prior: 0.1,
+            proof_plies: 0,
         }
     }
 
     /// This child with a proven bound (from its own player's view).
     pub fn proven(self, bound: Bound) -> Child {
         Child { bound, ..self }
+    }
+
+    /// This child proven by a proof of `plies` plies.
+    pub fn proven_in(self, bound: Bound, plies: u16) -> Child {
+        Child {
+            bound,
+            proof_plies: plies,
+            ..self
+        }
     }
 
     /// This child with another prior.
@@ -67,6 +80,7 @@ pub fn star(children: &[Child]) -> Tree<TicTacToe> {
         let node = tree.node_mut(id);
         node.player = c.player;
         node.bound = c.bound;
+        node.proof_plies = c.proof_plies;
         node.visits = c.visits;
         node.value_sum = c.mean * c.visits as f32;
         node.expanded = c.visits > 0;

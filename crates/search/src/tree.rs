@@ -87,6 +87,9 @@ pub struct Node {
     pub expanded: bool,
     /// What is proven about this node.
     pub bound: Bound,
+    /// With a proven bound: the plies its proof takes to end the game, the winner hurrying
+    /// and the loser holding out (0 for a finished game).
+    pub proof_plies: u16,
     /// The network's value of this node, from `player`'s view (for reports).
     pub raw_value: f32,
 }
@@ -103,6 +106,7 @@ impl Node {
             num_children: 0,
             expanded: false,
             bound: Bound::Unknown,
+            proof_plies: 0,
             raw_value: 0.0,
         }
     }
@@ -191,6 +195,20 @@ impl<G: Game> Tree<G> {
         self.node(parent)
             .children()
             .find(|&c| self.node(c).action == action)
+    }
+
+    /// Among `parent`'s children proven won for its mover, the one whose proof ends the game
+    /// soonest (the first of equals): playing the quickest proof makes progress, where the
+    /// first proof found may be a longer one every move.
+    pub fn quickest_win(&self, parent: NodeId) -> Option<NodeId> {
+        let mover = self.node(parent).player;
+        self.node(parent)
+            .children()
+            .filter(|&c| {
+                let n = self.node(c);
+                n.bound.seen_by(n.player, mover) == Bound::Win
+            })
+            .min_by_key(|&c| self.node(c).proof_plies)
     }
 
     /// The value of `child` as its parent's mover sees it, or `None` if unvisited and
