@@ -63,8 +63,9 @@ pub struct SearchConfig {
     /// Each ply (one action, whoever makes it) between a position and a value backed up to
     /// it multiplies that value by this, so that a nearer win counts for more and a nearer
     /// loss for worse; training then learns the same discounted result
-    /// (`discount^plies_to_end * z`). 1 (the default) discounts nothing. Below 1, a value stops saturating once a game is won: being a
-    /// queen up is worth more than a pawn up, because it wins sooner (docs/decisions.md).
+    /// (`discount^plies_to_end * z`). 1 (the default) discounts nothing. Below 1, a value
+    /// stops saturating once a game is won: being a queen up is worth more than a pawn up,
+    /// because it wins sooner (docs/decisions.md).
     pub discount: f32,
     /// Keep the subtree under the played move for the next search.
     pub reuse_tree: bool,

@@ -140,12 +140,12 @@ fn proven_for_parent<G: Game>(tree: &Tree<G>, parent: NodeId, child: NodeId) -> 
 /// count for this simulation, the highest `g + logit + sigma(q)`.
 pub(crate) fn select_root<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> Option<NodeId> {
     let gumbel = tree.gumbel.as_ref()?;
-    let c = completed_q(tree, NodeId::ROOT, config);
     if config.solver {
         if let Some(win) = tree.quickest_win(NodeId::ROOT) {
             return Some(win);
         }
     }
+    let c = completed_q(tree, NodeId::ROOT, config);
     let index = (c.visits.iter().sum::<u32>() as usize).min(gumbel.schedule.len() - 1);
     let wanted = gumbel.schedule[index];
     let max_logit = c.logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -234,11 +234,11 @@ pub(crate) fn improved_policy<G: Game>(tree: &Tree<G>) -> Option<Vec<(Action, f3
 /// the highest `g + logit + sigma(q)`; a proven win first.
 pub(crate) fn final_action<G: Game>(tree: &Tree<G>) -> Option<Action> {
     let gumbel = tree.gumbel.as_ref()?;
-    let config = &gumbel.config;
-    let c = completed_q(tree, NodeId::ROOT, config);
     if let Some(win) = tree.quickest_win(NodeId::ROOT) {
         return Some(tree.node(win).action);
     }
+    let config = &gumbel.config;
+    let c = completed_q(tree, NodeId::ROOT, config);
     let not_lost = |i: usize| proven_for_parent(tree, NodeId::ROOT, c.children[i]) != Bound::Loss;
     let max_visits = (0..c.children.len())
         .filter(|&i| not_lost(i))

@@ -58,9 +58,10 @@ impl<G: Game> Tree<G> {
     }
 
     /// The move to play: the quickest proven win if there is one; the slowest proven loss if
-    /// every move is one; otherwise, among moves not proven lost, the most visited when `temperature` is 0, else one drawn with
-    /// probability proportional to `visits^(1/temperature)`. With the Gumbel root, the
-    /// action Sequential Halving left standing, whatever the temperature.
+    /// every move is one; otherwise, among moves not proven lost, the most visited when
+    /// `temperature` is 0, else one drawn with probability proportional to
+    /// `visits^(1/temperature)`. With the Gumbel root, the action Sequential Halving left
+    /// standing, whatever the temperature.
     pub fn choose_action(&self, temperature: f32, rng: &mut impl Rng) -> Option<Action> {
         self.choose_action_by(FinalChoice::Visits, temperature, rng)
     }

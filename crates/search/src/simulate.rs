@@ -400,59 +400,51 @@ mod tests {
             .count()
     }
 
+    /// `(value_sum, visits)` of root -> a -> b, where `movers` move at a and b, after one
+    /// backup of `value` (seen by `seen_by`) from b.
+    fn back_up_a_chain(
+        movers: [Player; 2],
+        value: f32,
+        seen_by: Player,
+        config: &SearchConfig,
+    ) -> Vec<(f32, u32)> {
+        let mut tree = Tree::new(TicTacToe::new());
+        tree.add_children(NodeId::ROOT, &[(0, 1.0)]);
+        let a = NodeId(1);
+        tree.add_children(a, &[(1, 1.0)]);
+        let b = NodeId(2);
+        tree.node_mut(a).player = movers[0];
+        tree.node_mut(b).player = movers[1];
+        backup(&mut tree, &[NodeId::ROOT, a, b], value, seen_by, config);
+        [NodeId::ROOT, a, b]
+            .iter()
+            .map(|&id| (tree.node(id).value_sum, tree.node(id).visits))
+            .collect()
+    }
+
     #[test]
     fn backup_converts_by_mover_not_by_ply() {
         // Root (first player) -> a node where the first player moves again -> a node where
         // the second player moves.
-        let mut tree = Tree::new(TicTacToe::new());
-        tree.add_children(NodeId::ROOT, &[(0, 1.0)]);
-        let a = NodeId(1);
-        tree.add_children(a, &[(1, 1.0)]);
-        let b = NodeId(2);
-        tree.node_mut(a).player = Player::FIRST;
-        tree.node_mut(b).player = Player::SECOND;
-        let config = SearchConfig::default();
-        backup(
-            &mut tree,
-            &[NodeId::ROOT, a, b],
+        let chain = back_up_a_chain(
+            [Player::FIRST, Player::SECOND],
             0.75,
             Player::SECOND,
-            &config,
+            &SearchConfig::default(),
         );
-        let sums: Vec<f32> = [NodeId::ROOT, a, b]
-            .iter()
-            .map(|&id| tree.node(id).value_sum)
-            .collect();
+        let sums: Vec<f32> = chain.iter().map(|c| c.0).collect();
         assert_eq!(sums, vec![-0.75, -0.75, 0.75]);
-        assert!([NodeId::ROOT, a, b]
-            .iter()
-            .all(|&id| tree.node(id).visits == 1));
+        assert!(chain.iter().all(|c| c.1 == 1));
     }
 
     #[test]
     fn backup_discounts_once_a_ply_above_the_leaf() {
-        let mut tree = Tree::new(TicTacToe::new());
-        tree.add_children(NodeId::ROOT, &[(0, 1.0)]);
-        let a = NodeId(1);
-        tree.add_children(a, &[(1, 1.0)]);
-        let b = NodeId(2);
-        tree.node_mut(a).player = Player::SECOND;
-        tree.node_mut(b).player = Player::FIRST;
         let config = SearchConfig {
             discount: 0.5,
             ..SearchConfig::default()
         };
-        backup(
-            &mut tree,
-            &[NodeId::ROOT, a, b],
-            1.0,
-            Player::FIRST,
-            &config,
-        );
-        let sums: Vec<f32> = [NodeId::ROOT, a, b]
-            .iter()
-            .map(|&id| tree.node(id).value_sum)
-            .collect();
+        let chain = back_up_a_chain([Player::SECOND, Player::FIRST], 1.0, Player::FIRST, &config);
+        let sums: Vec<f32> = chain.iter().map(|c| c.0).collect();
         assert_eq!(sums, vec![0.25, -0.5, 1.0]);
     }
 

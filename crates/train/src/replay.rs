@@ -39,7 +39,8 @@ pub struct Sample {
 /// How a recorded game's positions get their value targets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ValueTarget {
-    /// The search's share k of `k * q + (1 - k) * z` at the last ply ([`ReplayConfig::value_q_mix`]).
+    /// The search's share k of `k * q + (1 - k) * z` at the last ply
+    /// ([`ReplayConfig::value_q_mix`]).
     pub q_mix: f64,
     /// The search's discount per ply: the result z of a position n plies before the end is
     /// `discount^n` times the game's (`search.discount`, so that the network learns the
