@@ -431,7 +431,8 @@ fn the_page_is_served_by_the_binary() {
 /// without a layout yet, the text board and move buttons.
 #[test]
 fn every_registry_game_is_served() {
-    for name in zerosum_games::registry::GAME_NAMES {
+    for name in zerosum_games::registry::game_names() {
+        let name = name.as_str();
         let server = Server::start(name, 2);
         let state = server.new_game("first");
         let id = id_of(&state);

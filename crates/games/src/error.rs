@@ -50,4 +50,16 @@ pub enum GameError {
         /// What was wrong with it.
         reason: String,
     },
+    /// A game registered under a name that could not be typed on a command line.
+    #[error("'{name}' cannot name a game: use letters, digits, '_' and '-'")]
+    BadName {
+        /// The name as given.
+        name: String,
+    },
+    /// A game registered under a name the table already has.
+    #[error("a game named '{name}' is already registered")]
+    NameTaken {
+        /// The name as given.
+        name: String,
+    },
 }

@@ -4,6 +4,7 @@ use std::fmt;
 use std::hash::Hash;
 
 use crate::error::GameError;
+use crate::layout::{BoardLayout, MoveCells};
 use crate::records::RecordTags;
 
 /// An index into a game's fixed action space, `0..num_actions()`.
@@ -340,5 +341,18 @@ pub trait Game: Clone + Eq + Hash + fmt::Display + fmt::Debug + Send + Sync + 's
         _tags: &RecordTags,
     ) -> Option<(&'static str, String)> {
         None
+    }
+
+    /// This position as a grid of pieces, for a board drawer such as the web page
+    /// ([`crate::layout`]); `None` for a game without a grid, which is drawn as its text
+    /// board with its moves as buttons.
+    fn layout(&self) -> Option<BoardLayout> {
+        None
+    }
+
+    /// The cells of [`Game::layout`]'s grid that `action` (legal here) involves; none for
+    /// a move without a cell (a pass) and for a game without a grid.
+    fn move_cells(&self, _action: Action) -> MoveCells {
+        MoveCells::default()
     }
 }

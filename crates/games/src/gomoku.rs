@@ -31,6 +31,7 @@ use std::fmt;
 
 use crate::error::GameError;
 use crate::game::{square_cell_symmetries, Action, Game, Outcome, Player, Symmetry};
+use crate::layout::{BoardLayout, MoveCells};
 use crate::zobrist::{cell_key, extra_key};
 
 /// The smallest board side.
@@ -294,6 +295,17 @@ impl Game for Gomoku {
             Ok(row) if (1..=size).contains(&row) => Ok((size - row) * size + col),
             _ => Err(bad()),
         }
+    }
+
+    fn layout(&self) -> Option<BoardLayout> {
+        Some(BoardLayout::stones(self.size(), |row, col| {
+            self.stone(row, col)
+        }))
+    }
+
+    /// Actions are cells, row 0 at the top, as in the grid.
+    fn move_cells(&self, action: Action) -> MoveCells {
+        MoveCells::one(action)
     }
 }
 

@@ -7,7 +7,10 @@
 //! - [`Game::standard_record`] writes a game in its standard format (SGF for Go, PGN for
 //!   chess) with a [`RecordTags`] header; [`Game::final_score`] is the counted score where a
 //!   game has one.
-//! - [`registry`] turns a name like `connect4:rows=6,cols=7` into an [`registry::AnyGame`].
+//! - [`registry`] is the one game table (name, parameters, default config) and turns a name
+//!   like `connect4:rows=6,cols=7` into an [`registry::AnyGame`]; a game known only at run
+//!   time is a [`registry::DynGame`].
+//! - [`layout`]: the grid a board drawer shows ([`Game::layout`], [`Game::move_cells`]).
 //! - One module per game: [`tic_tac_toe`], [`connect_four`], [`go`], [`chess`], [`gomoku`], [`oware`],
 //!   [`pushfight`].
 //!
@@ -23,10 +26,12 @@
 
 pub mod chess;
 pub mod connect_four;
+mod dyn_game;
 pub mod error;
 mod game;
 pub mod go;
 pub mod gomoku;
+pub mod layout;
 pub mod oware;
 pub mod pushfight;
 pub mod records;

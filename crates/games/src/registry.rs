@@ -1,13 +1,20 @@
-//! The one place that turns a name like `connect4:rows=6,cols=7` into a game.
+//! The one game table: every game's name, parameters, default config and layout, and the
+//! one place that turns a name like `connect4:rows=6,cols=7` into a game.
 //!
 //! Generic code is written once over `G: Game`; [`AnyGame`] holds the initial position of
 //! whichever game was named, and [`with_game!`](crate::with_game) calls generic code with
-//! the concrete type.
+//! the concrete type. Adding a game is its module plus one entry in [`game_table!`]'s
+//! invocation below, which makes the [`AnyGame`] variant, its `with_game!` arm and its
+//! [`GameEntry`]. A game whose type is not known at compile time (one written in Python)
+//! is an [`AnyGame::Dynamic`] behind a [`DynGame`], with an entry added by [`register`].
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::{Arc, LazyLock, RwLock};
 
 use crate::chess::Chess;
 use crate::connect_four::ConnectFour;
+pub use crate::dyn_game::{DynGame, DynPosition};
 use crate::error::GameError;
 use crate::go::Go;
 use crate::gomoku::Gomoku;
@@ -15,60 +22,260 @@ use crate::oware::Oware;
 use crate::pushfight::PushFight;
 use crate::tic_tac_toe::TicTacToe;
 
-/// The registry names users type, in the order help lists them.
-pub const GAME_NAMES: &[&str] = &[
-    "tictactoe",
-    "connect4",
-    "gomoku",
-    "oware",
-    "go",
-    "pushfight",
-    "chess",
-];
+/// Builds a game's initial position from its parameters ([`Params::take`] each, the table
+/// calls [`Params::finish`]).
+pub type Build = Arc<dyn Fn(&mut Params) -> Result<AnyGame, GameError> + Send + Sync>;
 
-/// The initial position of a game named on the command line or in a config.
-// Built once per name, so a large variant (chess keeps ~1 KB of repetition history) costs
-// nothing; boxing it would hand `with_game!` bodies a `Box` instead of the game type.
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
-pub enum AnyGame {
-    /// `tictactoe`
-    TicTacToe(TicTacToe),
-    /// `connect4[:rows=R,cols=C,k=K]`
-    ConnectFour(ConnectFour),
-    /// `go[:size=N,komi=K,max_moves=M]`
-    Go(Go),
-    /// `chess[:max_plies=N]`
-    Chess(Chess),
-    /// `gomoku[:size=N]`
-    Gomoku(Gomoku),
-    /// `oware[:repetition=B,max_turns=N]`
-    Oware(Oware),
-    /// `pushfight[:max_plies=N]`
-    PushFight(PushFight),
+/// One row of the game table.
+#[derive(Clone)]
+pub struct GameEntry {
+    /// The registry name (`connect4`), typed before any parameters.
+    pub name: Cow<'static, str>,
+    /// The parameters it takes, for help text (`rows=R,cols=C,k=K`); empty for none.
+    pub params: Cow<'static, str>,
+    /// The initial position for a parameter list.
+    pub build: Build,
+    /// The text of the game's default config (TOML), which `zerosum train --game NAME`
+    /// uses.
+    pub default_config: Cow<'static, str>,
+    /// Variants with a default config of their own (`gomoku:size=9`), by full name.
+    pub variant_configs: Vec<(Cow<'static, str>, Cow<'static, str>)>,
 }
 
-/// Calls `$body` with `$g` bound to the concrete initial position inside an [`AnyGame`].
-///
-/// ```
-/// use zerosum_games::{registry::parse_game, with_game, Game};
-/// let game = parse_game("connect4:rows=5,cols=6").unwrap();
-/// let actions = with_game!(game, g => g.num_actions());
-/// assert_eq!(actions, 6);
-/// ```
-#[macro_export]
-macro_rules! with_game {
-    ($any:expr, $g:ident => $body:expr) => {
-        match $any {
-            $crate::registry::AnyGame::TicTacToe($g) => $body,
-            $crate::registry::AnyGame::ConnectFour($g) => $body,
-            $crate::registry::AnyGame::Go($g) => $body,
-            $crate::registry::AnyGame::Chess($g) => $body,
-            $crate::registry::AnyGame::Gomoku($g) => $body,
-            $crate::registry::AnyGame::Oware($g) => $body,
-            $crate::registry::AnyGame::PushFight($g) => $body,
+impl std::fmt::Debug for GameEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameEntry")
+            .field("name", &self.name)
+            .field("params", &self.params)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Writes the game table: the [`AnyGame`] enum, [`with_game!`](crate::with_game), the
+/// [`FromAnyGame`] impls and the built-in [`GameEntry`] rows, all from one list.
+macro_rules! game_table {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident($type:ty) {
+            name: $name:literal,
+            params: $params:literal,
+            build: $build:expr,
+            config: $config:literal,
+            variants: [$($variant_name:literal => $variant_config:literal),* $(,)?] $(,)?
+        }
+    ),* $(,)?) => {
+        /// The initial position of a game named on the command line or in a config.
+        // Built once per name, so a large variant (chess keeps ~1 KB of repetition history)
+        // costs nothing; boxing it would hand `with_game!` bodies a `Box` instead of the
+        // game type.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Clone, Debug)]
+        pub enum AnyGame {
+            $($(#[$doc])* $variant($type),)*
+            /// A game registered at run time ([`register`]), such as one written in Python.
+            Dynamic(DynGame),
+        }
+
+        $(
+            impl FromAnyGame for $type {
+                fn from_any(any: AnyGame) -> Option<Self> {
+                    match any {
+                        AnyGame::$variant(game) => Some(game),
+                        _ => None,
+                    }
+                }
+            }
+        )*
+
+        /// The games built into this crate, in the order help lists them.
+        fn built_in() -> Vec<GameEntry> {
+            vec![$(GameEntry {
+                name: Cow::Borrowed($name),
+                params: Cow::Borrowed($params),
+                build: Arc::new(|params: &mut Params| {
+                    let build: fn(&mut Params) -> Result<$type, GameError> = $build;
+                    build(params).map(AnyGame::$variant)
+                }),
+                default_config: Cow::Borrowed(include_str!(concat!("../../../configs/", $config))),
+                variant_configs: vec![$((
+                    Cow::Borrowed($variant_name),
+                    Cow::Borrowed(include_str!(concat!("../../../configs/", $variant_config))),
+                )),*],
+            }),*]
+        }
+
+        impl FromAnyGame for DynGame {
+            fn from_any(any: AnyGame) -> Option<Self> {
+                match any {
+                    AnyGame::Dynamic(game) => Some(game),
+                    _ => None,
+                }
+            }
+        }
+
+        game_table!(@with_game ($) $($variant)*);
+    };
+    (@with_game ($d:tt) $($variant:ident)*) => {
+        /// Calls `$body` with `$g` bound to the concrete initial position inside an
+        /// [`AnyGame`](crate::registry::AnyGame).
+        ///
+        /// ```
+        /// use zerosum_games::{registry::parse_game, with_game, Game};
+        /// let game = parse_game("connect4:rows=5,cols=6").unwrap();
+        /// let actions = with_game!(game, g => g.num_actions());
+        /// assert_eq!(actions, 6);
+        /// ```
+        #[macro_export]
+        macro_rules! with_game {
+            ($d any:expr, $d g:ident => $d body:expr) => {
+                match $d any {
+                    $($crate::registry::AnyGame::$variant($d g) => $d body,)*
+                    $crate::registry::AnyGame::Dynamic($d g) => $d body,
+                }
+            };
         }
     };
+}
+
+game_table! {
+    /// `tictactoe`
+    TicTacToe(TicTacToe) {
+        name: "tictactoe",
+        params: "",
+        build: |_| Ok(TicTacToe::new()),
+        config: "tictactoe.toml",
+        variants: [],
+    },
+    /// `connect4[:rows=R,cols=C,k=K]`
+    ConnectFour(ConnectFour) {
+        name: "connect4",
+        params: "rows=R,cols=C,k=K",
+        build: |params| {
+            let rows = params.take("rows", 6usize)?;
+            let cols = params.take("cols", 7usize)?;
+            let k = params.take("k", 4usize)?;
+            ConnectFour::try_new(rows, cols, k)
+                .map_err(|reason| params.error(format!("rows={rows},cols={cols},k={k}"), reason))
+        },
+        config: "connect4.toml",
+        variants: [],
+    },
+    /// `gomoku[:size=N]`
+    Gomoku(Gomoku) {
+        name: "gomoku",
+        params: "size=N",
+        build: |params| {
+            let size = params.take("size", crate::gomoku::DEFAULT_SIZE)?;
+            Gomoku::try_new(size).map_err(|reason| params.error(format!("size={size}"), reason))
+        },
+        config: "gomoku.toml",
+        variants: ["gomoku:size=9" => "gomoku-9x9.toml"],
+    },
+    /// `oware[:repetition=B,max_turns=N]`
+    Oware(Oware) {
+        name: "oware",
+        params: "repetition=B,max_turns=N",
+        build: |params| {
+            let repetition = params.take("repetition", false)?;
+            let max_turns = params.take("max_turns", crate::oware::CODINGAME_MAX_TURNS)?;
+            Ok(Oware::with_rules(repetition, max_turns))
+        },
+        config: "oware.toml",
+        variants: [],
+    },
+    /// `go[:size=N,komi=K,max_moves=M]`
+    Go(Go) {
+        name: "go",
+        params: "size=N,komi=K,max_moves=M",
+        build: |params| {
+            let size = params.take("size", 5usize)?;
+            let komi = params.take("komi", 0.5f32)?;
+            let max_moves = params.take("max_moves", Go::default_max_moves(size))?;
+            Go::try_new(size, komi, max_moves).map_err(|reason| {
+                params.error(format!("size={size},komi={komi},max_moves={max_moves}"), reason)
+            })
+        },
+        config: "go.toml",
+        variants: [],
+    },
+    /// `pushfight[:max_plies=N]`
+    PushFight(PushFight) {
+        name: "pushfight",
+        params: "max_plies=N",
+        build: |params| {
+            let max_plies = params.take("max_plies", crate::pushfight::DEFAULT_MAX_PLIES)?;
+            PushFight::try_new(max_plies)
+                .map_err(|reason| params.error(format!("max_plies={max_plies}"), reason))
+        },
+        config: "pushfight.toml",
+        variants: [],
+    },
+    /// `chess[:max_plies=N]`
+    Chess(Chess) {
+        name: "chess",
+        params: "max_plies=N",
+        build: |params| {
+            let max_plies = params.take("max_plies", crate::chess::DEFAULT_MAX_PLIES)?;
+            Ok(Chess::new().with_max_plies(max_plies))
+        },
+        config: "chess.toml",
+        variants: [],
+    },
+}
+
+/// The table: the built-in games, then those registered at run time.
+static TABLE: LazyLock<RwLock<Vec<GameEntry>>> = LazyLock::new(|| RwLock::new(built_in()));
+
+/// Every game of the table, in the order help lists them.
+pub fn entries() -> Vec<GameEntry> {
+    TABLE.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// The registry names, in the order help lists them.
+pub fn game_names() -> Vec<String> {
+    entries().into_iter().map(|e| e.name.into_owned()).collect()
+}
+
+/// The entry named `name` (the part of a spec before any colon).
+pub fn entry(name: &str) -> Option<GameEntry> {
+    entries().into_iter().find(|e| e.name == name.trim())
+}
+
+/// Adds a game to the table at run time (a game written in Python); its `build` returns
+/// an [`AnyGame::Dynamic`]. Fails if the name is taken or could not be typed on a command
+/// line.
+pub fn register(entry: GameEntry) -> Result<(), GameError> {
+    let name = entry.name.trim();
+    let well_formed = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !well_formed {
+        return Err(GameError::BadName {
+            name: name.to_string(),
+        });
+    }
+    let mut table = TABLE.write().unwrap_or_else(|e| e.into_inner());
+    if table.iter().any(|e| e.name == name) {
+        return Err(GameError::NameTaken {
+            name: name.to_string(),
+        });
+    }
+    table.push(entry);
+    Ok(())
+}
+
+/// The default config (TOML text) of the game named by `spec`: a variant with a config of
+/// its own (`gomoku:size=9`, the board Gomoku is measured on) first, else the game's.
+pub fn default_config(spec: &str) -> Result<Cow<'static, str>, GameError> {
+    let full_name = parse_game(spec)?.name();
+    let name = spec.split(':').next().unwrap_or_default();
+    let entry = entry(name).expect("a parsed game has an entry");
+    let variant = entry
+        .variant_configs
+        .into_iter()
+        .find(|(name, _)| *name == full_name);
+    Ok(variant.map_or(entry.default_config, |(_, text)| text))
 }
 
 /// The `key=value` pairs of a parameter list (`rows=6, cols=7`), trimmed, empty entries
@@ -144,59 +351,15 @@ impl Params {
 /// `connect4:rows=6,cols=7,k=4`.
 pub fn parse_game(spec: &str) -> Result<AnyGame, GameError> {
     let (name, params) = spec.trim().split_once(':').unwrap_or((spec.trim(), ""));
+    let name = name.trim();
+    let Some(entry) = entry(name) else {
+        return Err(GameError::UnknownGame {
+            name: name.to_string(),
+            known: game_names().join(", "),
+        });
+    };
     let mut params = Params::parse(name, params)?;
-    let game =
-        match name {
-            "tictactoe" => AnyGame::TicTacToe(TicTacToe::new()),
-            "connect4" => {
-                let rows = params.take("rows", 6usize)?;
-                let cols = params.take("cols", 7usize)?;
-                let k = params.take("k", 4usize)?;
-                AnyGame::ConnectFour(ConnectFour::try_new(rows, cols, k).map_err(|reason| {
-                    params.error(format!("rows={rows},cols={cols},k={k}"), reason)
-                })?)
-            }
-            "go" => {
-                let size = params.take("size", 5usize)?;
-                let komi = params.take("komi", 0.5f32)?;
-                let max_moves = params.take("max_moves", Go::default_max_moves(size))?;
-                AnyGame::Go(Go::try_new(size, komi, max_moves).map_err(|reason| {
-                    params.error(
-                        format!("size={size},komi={komi},max_moves={max_moves}"),
-                        reason,
-                    )
-                })?)
-            }
-            "gomoku" => {
-                let size = params.take("size", crate::gomoku::DEFAULT_SIZE)?;
-                AnyGame::Gomoku(
-                    Gomoku::try_new(size)
-                        .map_err(|reason| params.error(format!("size={size}"), reason))?,
-                )
-            }
-            "oware" => {
-                let repetition = params.take("repetition", false)?;
-                let max_turns = params.take("max_turns", crate::oware::CODINGAME_MAX_TURNS)?;
-                AnyGame::Oware(Oware::with_rules(repetition, max_turns))
-            }
-            "pushfight" => {
-                let max_plies = params.take("max_plies", crate::pushfight::DEFAULT_MAX_PLIES)?;
-                AnyGame::PushFight(
-                    PushFight::try_new(max_plies)
-                        .map_err(|reason| params.error(format!("max_plies={max_plies}"), reason))?,
-                )
-            }
-            "chess" => {
-                let max_plies = params.take("max_plies", crate::chess::DEFAULT_MAX_PLIES)?;
-                AnyGame::Chess(Chess::new().with_max_plies(max_plies))
-            }
-            _ => {
-                return Err(GameError::UnknownGame {
-                    name: name.to_string(),
-                    known: GAME_NAMES.join(", "),
-                })
-            }
-        };
+    let game = (entry.build)(&mut params)?;
     params.finish()?;
     Ok(game)
 }
@@ -208,16 +371,12 @@ impl AnyGame {
         with_game!(self, g => g.name())
     }
 
-    /// The short registry name (`connect4`), without parameters.
-    pub fn short_name(&self) -> &'static str {
-        match self {
-            AnyGame::TicTacToe(_) => "tictactoe",
-            AnyGame::ConnectFour(_) => "connect4",
-            AnyGame::Go(_) => "go",
-            AnyGame::Chess(_) => "chess",
-            AnyGame::Gomoku(_) => "gomoku",
-            AnyGame::Oware(_) => "oware",
-            AnyGame::PushFight(_) => "pushfight",
+    /// The short registry name (`connect4`), without parameters: the name of its entry.
+    pub fn short_name(&self) -> String {
+        let name = self.name();
+        match name.split_once(':') {
+            Some((short, _)) => short.to_string(),
+            None => name,
         }
     }
 }
@@ -253,31 +412,6 @@ pub trait FromAnyGame: Sized {
     /// The position inside `any` if it holds this game, else `None`.
     fn from_any(any: AnyGame) -> Option<Self>;
 }
-
-macro_rules! from_any_game {
-    ($($variant:ident => $type:ty),* $(,)?) => {
-        $(
-            impl FromAnyGame for $type {
-                fn from_any(any: AnyGame) -> Option<Self> {
-                    match any {
-                        AnyGame::$variant(game) => Some(game),
-                        _ => None,
-                    }
-                }
-            }
-        )*
-    };
-}
-
-from_any_game!(
-    TicTacToe => TicTacToe,
-    ConnectFour => ConnectFour,
-    Go => Go,
-    Chess => Chess,
-    Gomoku => Gomoku,
-    Oware => Oware,
-    PushFight => PushFight,
-);
 
 #[cfg(test)]
 mod tests {
@@ -356,5 +490,93 @@ mod tests {
             parse_game("chezz"),
             Err(GameError::UnknownGame { .. })
         ));
+    }
+
+    /// Every game of the table has a default config that trains it, and a grid layout
+    /// for the board drawer that covers every legal move of a few random plies.
+    #[test]
+    fn every_entry_has_a_default_config_and_a_layout() {
+        use crate::Game;
+        use rand::{rngs::SmallRng, Rng, SeedableRng};
+        let mut rng = SmallRng::seed_from_u64(3);
+        for entry in entries() {
+            let config = default_config(&entry.name).unwrap();
+            let game_line = config
+                .lines()
+                .find(|line| line.trim_start().starts_with("game"))
+                .unwrap_or_else(|| panic!("{}: the default config names no game", entry.name));
+            assert!(
+                game_line.contains(&format!("\"{}", entry.name)),
+                "{}: {game_line}",
+                entry.name
+            );
+            let game = parse_game(&entry.name).unwrap();
+            with_game!(game, g => {
+                let mut g = g;
+                for _ in 0..8 {
+                    let layout = g.layout().unwrap_or_else(|| panic!("{} has no layout", entry.name));
+                    assert_eq!(layout.cells.len(), layout.rows * layout.cols, "{}", entry.name);
+                    let legal = g.legal_action_vec();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    for &action in &legal {
+                        let cells = g.move_cells(action);
+                        assert!(cells.cells.iter().chain(&cells.hit).all(|&c| c < layout.cells.len()));
+                    }
+                    g.apply(legal[rng.random_range(0..legal.len())]);
+                }
+            });
+        }
+    }
+
+    #[test]
+    fn a_variant_may_have_a_default_config_of_its_own() {
+        let nine = default_config("gomoku: size = 9").unwrap();
+        assert_ne!(nine, default_config("gomoku").unwrap());
+        assert_eq!(
+            default_config("gomoku:size=11").unwrap(),
+            default_config("gomoku").unwrap()
+        );
+        assert!(default_config("chezz").is_err());
+    }
+
+    /// A game known only at run time joins the table and plays through the same generic
+    /// code as a built-in one: here tic-tac-toe behind a `DynGame`, checked against the
+    /// game contract.
+    #[test]
+    fn a_game_registered_at_run_time_is_parsed_and_obeys_the_contract() {
+        use crate::Game;
+        let entry = GameEntry {
+            name: Cow::Borrowed("dyn-tictactoe"),
+            params: Cow::Borrowed(""),
+            build: Arc::new(|_| Ok(AnyGame::Dynamic(DynGame::from_game(TicTacToe::new())))),
+            default_config: Cow::Borrowed("game = \"dyn-tictactoe\"\n"),
+            variant_configs: Vec::new(),
+        };
+        register(entry.clone()).unwrap();
+        assert!(matches!(register(entry), Err(GameError::NameTaken { .. })));
+        assert!(matches!(
+            register(GameEntry {
+                name: Cow::Borrowed("two words"),
+                ..entries()[0].clone()
+            }),
+            Err(GameError::BadName { .. })
+        ));
+        assert!(game_names().contains(&"dyn-tictactoe".to_string()));
+        let game = parse_game("dyn-tictactoe").unwrap();
+        let AnyGame::Dynamic(position) = &game else {
+            panic!("expected a dynamic game")
+        };
+        assert!(position.downcast_ref::<TicTacToe>().is_some());
+        let report = with_game!(&game, g => crate::testing::check_game(g, 5, 50));
+        assert!(report.is_ok(), "{report:?}");
+        let mut moved = position.clone();
+        moved.play_notation("b2").unwrap();
+        assert_ne!(&moved, position);
+        assert_eq!(
+            moved.layout().unwrap().cells[4].as_ref().unwrap().label,
+            "X"
+        );
     }
 }

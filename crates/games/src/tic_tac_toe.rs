@@ -16,6 +16,9 @@ use std::fmt;
 
 use crate::error::GameError;
 use crate::game::{square_cell_symmetries, Action, Game, Outcome, Player, Symmetry};
+use crate::layout::{
+    letters, numbers_from_bottom, player_names, BoardLayout, MoveCells, Piece, Style,
+};
 use crate::zobrist::{cell_key, extra_key};
 
 /// The board side.
@@ -191,6 +194,24 @@ impl Game for TicTacToe {
             }
             _ => Err(bad()),
         }
+    }
+
+    fn layout(&self) -> Option<BoardLayout> {
+        let marks = ["X", "O"];
+        let cells = (0..CELLS)
+            .map(|cell| self.cell(cell).map(|p| Piece::new(p, marks[p.index()])))
+            .collect();
+        Some(BoardLayout {
+            row_labels: numbers_from_bottom(3),
+            col_labels: letters(3, false),
+            player_names: player_names("X", "O"),
+            ..BoardLayout::grid(3, 3, Style::Marks, cells)
+        })
+    }
+
+    /// Actions are cells, row 0 at the top, as in the grid.
+    fn move_cells(&self, action: Action) -> MoveCells {
+        MoveCells::one(action)
     }
 }
 

@@ -8,23 +8,38 @@ use serde::{Deserialize, Serialize};
 pub enum Family {
     /// Fully connected layers with batch norm over the flattened observation.
     Mlp,
+    /// A plain convolutional tower: blocks of one 3x3 convolution, batch norm and ReLU,
+    /// without skip connections (OpenSpiel's conv2d), under resnet's stem and heads.
+    Conv,
     /// A convolutional residual tower as in AlphaZero.
     Resnet,
+}
+
+impl Family {
+    /// The name configs write: `mlp`, `conv` or `resnet`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Mlp => "mlp",
+            Family::Conv => "conv",
+            Family::Resnet => "resnet",
+        }
+    }
 }
 
 /// The network's shape.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ModelConfig {
-    /// `mlp` or `resnet`.
+    /// `mlp`, `conv` or `resnet`.
     pub family: Family,
     /// mlp: width of each hidden layer.
     pub hidden: usize,
     /// mlp: number of hidden layers.
     pub layers: usize,
-    /// resnet: channels of the tower (AlphaZero: 256).
+    /// conv and resnet: channels of the tower (AlphaZero: 256).
     pub channels: usize,
-    /// resnet: residual blocks (AlphaZero: 19 or 39).
+    /// conv: convolution blocks after the stem; resnet: residual blocks (AlphaZero: 19 or
+    /// 39).
     pub blocks: usize,
     /// Width of the value head's hidden layer (AlphaZero: 256).
     pub value_hidden: usize,
@@ -57,9 +72,10 @@ impl ModelConfig {
             Family::Mlp if self.hidden == 0 || self.layers == 0 => {
                 errors.push("model.hidden and model.layers must be at least 1 for mlp".to_string())
             }
-            Family::Resnet if self.channels == 0 => {
-                errors.push("model.channels must be at least 1 for resnet".to_string())
-            }
+            Family::Conv | Family::Resnet if self.channels == 0 => errors.push(format!(
+                "model.channels must be at least 1 for {}",
+                self.family.name()
+            )),
             _ => {}
         }
         if !(0.0..1.0).contains(&self.dropout) {
@@ -90,7 +106,7 @@ pub enum PolicyLoss {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OptimizerKind {
-    /// SGD with (Nesterov) momentum, as AlphaZero.
+    /// SGD with Nesterov momentum, as AlphaZero; plain SGD with `momentum = 0`.
     Sgd,
     /// Adam.
     Adam,
@@ -180,5 +196,53 @@ impl LearnerConfig {
             errors.push("learner.l2 and learner.value_weight must not be negative".to_string());
         }
         errors
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conv_parses_and_validates_like_resnet() {
+        let config: ModelConfig =
+            serde_json::from_str(r#"{"family": "conv", "channels": 8, "blocks": 2}"#).unwrap();
+        assert_eq!(config.family, Family::Conv);
+        assert!(config.validate().is_empty(), "{:?}", config.validate());
+        for family in [Family::Conv, Family::Resnet] {
+            let empty = ModelConfig {
+                family,
+                channels: 0,
+                ..config.clone()
+            };
+            let expected = format!("model.channels must be at least 1 for {}", family.name());
+            assert_eq!(empty.validate(), vec![expected]);
+        }
+    }
+
+    #[test]
+    fn family_names_are_what_serde_reads_and_writes() {
+        for family in [Family::Mlp, Family::Conv, Family::Resnet] {
+            let json = serde_json::to_string(&family).unwrap();
+            assert_eq!(json, format!("\"{}\"", family.name()));
+            assert_eq!(serde_json::from_str::<Family>(&json).unwrap(), family);
+        }
+        let unknown = serde_json::from_str::<Family>(r#""dense""#).unwrap_err();
+        assert!(unknown.to_string().contains("conv"), "{unknown}");
+    }
+
+    #[test]
+    fn learning_rate_follows_the_schedule_from_each_named_step_on() {
+        let config = LearnerConfig {
+            learning_rate: 0.1,
+            // Out of order on purpose: the schedule is read by step, not by position.
+            lr_schedule: vec![(400, 0.001), (100, 0.01)],
+            ..LearnerConfig::default()
+        };
+        let rates: Vec<f64> = [0, 99, 100, 399, 400, 10_000]
+            .iter()
+            .map(|&step| config.learning_rate_at(step))
+            .collect();
+        assert_eq!(rates, [0.1, 0.1, 0.01, 0.01, 0.001, 0.001]);
     }
 }

@@ -1,6 +1,7 @@
-//! The network families. Each is a struct of layers built from an `nn::Path`, so weights
-//! carry stable dotted names (`trunk.blocks.0.conv1.weight`) that a matching PyTorch module
-//! loads unchanged.
+//! The network families: `mlp` (fully connected), `conv` (OpenSpiel's plain conv2d tower) and
+//! `resnet` (AlphaZero's residual tower); the two towers share their stem and heads. Each is
+//! a struct of layers built from an `nn::Path`, so weights carry stable dotted names
+//! (`trunk.blocks.0.conv1.weight`) that a matching PyTorch module loads unchanged.
 
 use tch::nn::{self, ModuleT};
 use tch::Tensor;
@@ -34,6 +35,7 @@ pub fn build(
 ) -> Box<dyn PolicyValueNet> {
     match config.family {
         Family::Mlp => Box::new(Mlp::new(path, config, obs_shape, num_actions)),
+        Family::Conv => Box::new(ConvNet::new(path, config, obs_shape, num_actions)),
         Family::Resnet => Box::new(ResNet::new(path, config, obs_shape, num_actions)),
     }
 }
@@ -127,154 +129,252 @@ impl PolicyValueNet for Mlp {
     }
 }
 
-fn conv(p: nn::Path, c_in: usize, c_out: usize, kernel: i64) -> nn::Conv2D {
-    let config = nn::ConvConfig {
-        padding: kernel / 2,
-        bias: false,
-        ..Default::default()
-    };
-    nn::conv2d(p, c_in as i64, c_out as i64, kernel, config)
+/// A bias-free convolution (square `kernel`, padded to keep the board size) then batch norm:
+/// the unit the convolutional families are built from. The ReLU is left to the caller
+/// because the residual block adds its skip connection before it.
+#[derive(Debug)]
+struct ConvBn {
+    conv: nn::Conv2D,
+    bn: nn::BatchNorm,
 }
 
-/// Two 3x3 convolutions with batch norm and a skip connection.
+impl ConvBn {
+    /// The convolution's weights go under `conv_path`, the batch norm's under `bn_path`.
+    fn new(
+        conv_path: nn::Path,
+        bn_path: nn::Path,
+        c_in: usize,
+        c_out: usize,
+        kernel: i64,
+    ) -> ConvBn {
+        let config = nn::ConvConfig {
+            padding: kernel / 2,
+            bias: false,
+            ..Default::default()
+        };
+        ConvBn {
+            conv: nn::conv2d(conv_path, c_in as i64, c_out as i64, kernel, config),
+            bn: nn::batch_norm2d(bn_path, c_out as i64, Default::default()),
+        }
+    }
+}
+
+impl ModuleT for ConvBn {
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        xs.apply(&self.conv).apply_t(&self.bn, train)
+    }
+}
+
+/// A block of a convolutional tower: `channels` planes in and out, the board size kept.
+trait TowerBlock: ModuleT + Sized {
+    /// The block's layers, named under `p`.
+    fn new(p: &nn::Path, channels: usize) -> Self;
+}
+
+/// Two 3x3 convolutions with batch norm and a skip connection (AlphaZero): weights `conv1`,
+/// `bn1`, `conv2`, `bn2`.
 #[derive(Debug)]
 struct ResidualBlock {
-    conv1: nn::Conv2D,
-    bn1: nn::BatchNorm,
-    conv2: nn::Conv2D,
-    bn2: nn::BatchNorm,
+    first: ConvBn,
+    second: ConvBn,
 }
 
-impl ResidualBlock {
+impl TowerBlock for ResidualBlock {
     fn new(p: &nn::Path, channels: usize) -> ResidualBlock {
         ResidualBlock {
-            conv1: conv(p / "conv1", channels, channels, 3),
-            bn1: nn::batch_norm2d(p / "bn1", channels as i64, Default::default()),
-            conv2: conv(p / "conv2", channels, channels, 3),
-            bn2: nn::batch_norm2d(p / "bn2", channels as i64, Default::default()),
+            first: ConvBn::new(p / "conv1", p / "bn1", channels, channels, 3),
+            second: ConvBn::new(p / "conv2", p / "bn2", channels, channels, 3),
         }
     }
 }
 
 impl ModuleT for ResidualBlock {
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        let y = xs.apply(&self.conv1).apply_t(&self.bn1, train).relu();
-        let y = y.apply(&self.conv2).apply_t(&self.bn2, train);
-        (y + xs).relu()
+        let y = xs.apply_t(&self.first, train).relu();
+        (y.apply_t(&self.second, train) + xs).relu()
     }
 }
 
-/// AlphaZero's tower: a 3x3 stem, residual blocks, a policy head (1x1 conv to 2 planes, then
-/// a linear layer) and a value head (1x1 conv to 1 plane, linear, ReLU, linear, tanh).
+/// One 3x3 convolution with batch norm and ReLU and no skip connection (a layer of OpenSpiel's
+/// conv2d torso): weights `conv` and `bn`.
 #[derive(Debug)]
-pub struct ResNet {
-    stem: nn::Conv2D,
-    stem_bn: nn::BatchNorm,
-    blocks: Vec<ResidualBlock>,
-    policy_conv: nn::Conv2D,
-    policy_bn: nn::BatchNorm,
-    policy_fc: nn::Linear,
-    value_conv: nn::Conv2D,
-    value_bn: nn::BatchNorm,
-    value_fc1: nn::Linear,
-    value_fc2: nn::Linear,
-    reply: Option<(nn::Conv2D, nn::BatchNorm, nn::Linear)>,
+struct ConvBlock(ConvBn);
+
+impl TowerBlock for ConvBlock {
+    fn new(p: &nn::Path, channels: usize) -> ConvBlock {
+        ConvBlock(ConvBn::new(p / "conv", p / "bn", channels, channels, 3))
+    }
+}
+
+impl ModuleT for ConvBlock {
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        xs.apply_t(&self.0, train).relu()
+    }
+}
+
+/// Logits over the action space from the tower's features: a 1x1 convolution to 2 planes,
+/// batch norm, ReLU, then a linear layer (AlphaZero's policy head; the reply head is its
+/// twin).
+#[derive(Debug)]
+struct LogitsHead {
+    planes: ConvBn,
+    fc: nn::Linear,
+}
+
+impl LogitsHead {
+    /// Weights `<name>_conv`, `<name>_bn` and `<name>_fc` under `heads`.
+    fn new(
+        heads: &nn::Path,
+        name: &str,
+        channels: usize,
+        cells: i64,
+        num_actions: usize,
+    ) -> LogitsHead {
+        LogitsHead {
+            planes: ConvBn::new(
+                heads / format!("{name}_conv"),
+                heads / format!("{name}_bn"),
+                channels,
+                2,
+                1,
+            ),
+            fc: nn::linear(
+                heads / format!("{name}_fc"),
+                2 * cells,
+                num_actions as i64,
+                Default::default(),
+            ),
+        }
+    }
+}
+
+impl ModuleT for LogitsHead {
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        xs.apply_t(&self.planes, train)
+            .relu()
+            .flatten(1, -1)
+            .apply(&self.fc)
+    }
+}
+
+/// AlphaZero's value head: a 1x1 convolution to 1 plane, batch norm, ReLU, a hidden linear
+/// layer with ReLU, and a linear layer to one value squashed by tanh.
+#[derive(Debug)]
+struct ValueHead {
+    plane: ConvBn,
+    hidden: nn::Linear,
+    out: nn::Linear,
+}
+
+impl ValueHead {
+    /// Weights `value_conv`, `value_bn`, `value_fc1` and `value_fc2` under `heads`.
+    fn new(heads: &nn::Path, channels: usize, cells: i64, hidden: usize) -> ValueHead {
+        ValueHead {
+            plane: ConvBn::new(heads / "value_conv", heads / "value_bn", channels, 1, 1),
+            hidden: nn::linear(
+                heads / "value_fc1",
+                cells,
+                hidden as i64,
+                Default::default(),
+            ),
+            out: nn::linear(heads / "value_fc2", hidden as i64, 1, Default::default()),
+        }
+    }
+}
+
+impl ModuleT for ValueHead {
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        xs.apply_t(&self.plane, train)
+            .relu()
+            .flatten(1, -1)
+            .apply(&self.hidden)
+            .relu()
+            .apply(&self.out)
+            .tanh()
+            .squeeze_dim(-1)
+    }
+}
+
+/// The heads every convolutional family shares, over the tower's `[B, C, H, W]` features.
+#[derive(Debug)]
+struct ConvHeads {
+    policy: LogitsHead,
+    value: ValueHead,
+    reply: Option<LogitsHead>,
+}
+
+impl ConvHeads {
+    /// The layers are made in the order policy, value, reply: that order decides which
+    /// random draws initialise which weights, so it stays fixed for a given seed.
+    fn new(heads: &nn::Path, config: &ModelConfig, cells: i64, num_actions: usize) -> ConvHeads {
+        let c = config.channels;
+        ConvHeads {
+            policy: LogitsHead::new(heads, "policy", c, cells, num_actions),
+            value: ValueHead::new(heads, c, cells, config.value_hidden),
+            reply: config
+                .reply_head
+                .then(|| LogitsHead::new(heads, "reply", c, cells, num_actions)),
+        }
+    }
+
+    fn forward_t(&self, features: &Tensor, train: bool) -> Outputs {
+        Outputs {
+            policy: features.apply_t(&self.policy, train),
+            value: features.apply_t(&self.value, train),
+            reply: self
+                .reply
+                .as_ref()
+                .map(|head| features.apply_t(head, train)),
+        }
+    }
+}
+
+/// A convolutional tower: a 3x3 stem with batch norm and ReLU, `model.blocks` blocks of
+/// `model.channels` planes, dropout while training if asked, then [`ConvHeads`].
+#[derive(Debug)]
+struct Tower<B> {
+    stem: ConvBn,
+    blocks: Vec<B>,
+    heads: ConvHeads,
     dropout: f64,
 }
 
-impl ResNet {
+/// AlphaZero's residual tower.
+type ResNet = Tower<ResidualBlock>;
+
+/// OpenSpiel's conv2d: the same tower and heads without skip connections.
+type ConvNet = Tower<ConvBlock>;
+
+impl<B: TowerBlock> Tower<B> {
     fn new(
         p: &nn::Path,
         config: &ModelConfig,
         obs_shape: [usize; 3],
         num_actions: usize,
-    ) -> ResNet {
+    ) -> Tower<B> {
         let [planes, height, width] = obs_shape;
-        let cells = (height * width) as i64;
         let c = config.channels;
         let trunk = p / "trunk";
-        let heads = p / "heads";
-        ResNet {
-            stem: conv(&trunk / "stem", planes, c, 3),
-            stem_bn: nn::batch_norm2d(&trunk / "stem_bn", c as i64, Default::default()),
+        Tower {
+            stem: ConvBn::new(&trunk / "stem", &trunk / "stem_bn", planes, c, 3),
             blocks: (0..config.blocks)
-                .map(|i| ResidualBlock::new(&(&trunk / "blocks" / i), c))
+                .map(|i| B::new(&(&trunk / "blocks" / i), c))
                 .collect(),
-            policy_conv: conv(&heads / "policy_conv", c, 2, 1),
-            policy_bn: nn::batch_norm2d(&heads / "policy_bn", 2, Default::default()),
-            policy_fc: nn::linear(
-                &heads / "policy_fc",
-                2 * cells,
-                num_actions as i64,
-                Default::default(),
-            ),
-            value_conv: conv(&heads / "value_conv", c, 1, 1),
-            value_bn: nn::batch_norm2d(&heads / "value_bn", 1, Default::default()),
-            value_fc1: nn::linear(
-                &heads / "value_fc1",
-                cells,
-                config.value_hidden as i64,
-                Default::default(),
-            ),
-            value_fc2: nn::linear(
-                &heads / "value_fc2",
-                config.value_hidden as i64,
-                1,
-                Default::default(),
-            ),
-            reply: config.reply_head.then(|| {
-                (
-                    conv(&heads / "reply_conv", c, 2, 1),
-                    nn::batch_norm2d(&heads / "reply_bn", 2, Default::default()),
-                    nn::linear(
-                        &heads / "reply_fc",
-                        2 * cells,
-                        num_actions as i64,
-                        Default::default(),
-                    ),
-                )
-            }),
+            heads: ConvHeads::new(&(p / "heads"), config, (height * width) as i64, num_actions),
             dropout: config.dropout,
         }
     }
 }
 
-impl PolicyValueNet for ResNet {
+impl<B: TowerBlock> PolicyValueNet for Tower<B> {
     fn forward_t(&self, obs: &Tensor, train: bool) -> Outputs {
-        let mut x = obs.apply(&self.stem).apply_t(&self.stem_bn, train).relu();
+        let mut x = obs.apply_t(&self.stem, train).relu();
         for block in &self.blocks {
             x = x.apply_t(block, train);
         }
         if self.dropout > 0.0 {
             x = x.dropout(self.dropout, train);
         }
-        let reply = self.reply.as_ref().map(|(conv, bn, fc)| {
-            x.apply(conv)
-                .apply_t(bn, train)
-                .relu()
-                .flatten(1, -1)
-                .apply(fc)
-        });
-        let policy = x
-            .apply(&self.policy_conv)
-            .apply_t(&self.policy_bn, train)
-            .relu()
-            .flatten(1, -1)
-            .apply(&self.policy_fc);
-        let value = x
-            .apply(&self.value_conv)
-            .apply_t(&self.value_bn, train)
-            .relu()
-            .flatten(1, -1)
-            .apply(&self.value_fc1)
-            .relu()
-            .apply(&self.value_fc2)
-            .tanh()
-            .squeeze_dim(-1);
-        Outputs {
-            policy,
-            value,
-            reply,
-        }
+        self.heads.forward_t(&x, train)
     }
 }

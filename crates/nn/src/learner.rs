@@ -63,7 +63,8 @@ impl Learner {
                 momentum: config.momentum,
                 dampening: 0.0,
                 wd: 0.0,
-                nesterov: true,
+                // libtorch refuses Nesterov without momentum; momentum 0 is plain SGD.
+                nesterov: config.momentum > 0.0,
             }
             .build(model.var_store(), lr)?,
             OptimizerKind::Adam => nn::Adam::default().build(model.var_store(), lr)?,

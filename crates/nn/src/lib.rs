@@ -1,6 +1,7 @@
 //! Policy/value networks on libtorch, through `tch`; the only crate that names tch.
 //!
-//! - [`ModelConfig`] picks a family ([`Family::Mlp`] or [`Family::Resnet`]) and its size.
+//! - [`ModelConfig`] picks a family ([`Family::Mlp`], [`Family::Conv`] or [`Family::Resnet`])
+//!   and its size.
 //! - [`Model`] holds the weights; [`Model::save`] and [`Model::load`] write and read
 //!   `<name>.safetensors` with a `<name>.json` sidecar ([`CheckpointMeta`]).
 //! - [`NetEvaluator`] is the search's [`zerosum_search::Evaluator`] for a model.

@@ -33,8 +33,10 @@ pub enum Algorithm {
     Gumbel,
 }
 
-/// The search: PUCT as in AlphaZero, `argmax Q + c_puct * P * sqrt(N) / (1 + n)`, or the
-/// Gumbel root of Danihelka et al.: `argmax Q + c_puct * P * sqrt(N) / (1 + n)`.
+/// The search: PUCT as in AlphaZero, `argmax Q + c_puct * P * sqrt(N) / (1 + n)` at every
+/// node, or the Gumbel root of Danihelka et al.: `m` actions drawn by Gumbel-top-k from
+/// the priors, narrowed by Sequential Halving on `g + logits + sigma(q)`, with the improved
+/// policy `softmax(logits + sigma(completed q))` choosing the visits below the root.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SearchConfig {

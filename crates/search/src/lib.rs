@@ -5,8 +5,11 @@
 //! - [`Tree`]: an arena of nodes; [`Tree::advance`] keeps the subtree under a played move.
 //! - [`run_simulations`]: select, expand and backup in B trees in lockstep around one
 //!   batched evaluator call, with an [`EvalCache`] keyed by position hash.
-//! - PUCT selection with first-play urgency, Dirichlet root noise, and the MCTS-solver.
+//! - Selection (PUCT score, first-play urgency, forced playouts) in one module, Dirichlet
+//!   root noise in another, the Gumbel root, and the MCTS-solver. A search's
+//!   [`SearchMode`] says whether it is a self-play search whose result trains the network.
 //! - [`SearchResult`] and [`Tree::choose_action`] (temperature) read the root.
+//! - The classic baselines without a network: [`flat_monte_carlo`] and [`uct`].
 //!
 //! ```
 //! use rand::{SeedableRng, rngs::SmallRng};
@@ -24,9 +27,11 @@
 //! ```
 #![warn(missing_docs)]
 
+mod classic;
 mod config;
 mod evaluator;
 mod gumbel;
+mod noise;
 mod puct;
 mod result;
 mod simulate;
@@ -35,11 +40,11 @@ mod solver;
 mod testutil;
 mod tree;
 
+pub use classic::{flat_monte_carlo, random_playout, uct, ClassicChoice, UCT_C};
 pub use config::{Algorithm, FinalChoice, Fpu, SearchConfig};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use gumbel::considered_visit_sequence;
+pub use noise::add_dirichlet_noise;
 pub use result::{value_for_first, SearchResult};
-pub use simulate::{
-    add_dirichlet_noise, run_simulations, search_one, simulate_step, EvalCache, Scratch,
-};
-pub use tree::{Bound, Node, NodeId, Tree};
+pub use simulate::{run_simulations, search_one, simulate_step, EvalCache, Scratch};
+pub use tree::{Bound, Node, NodeId, SearchMode, Tree};

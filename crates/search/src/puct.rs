@@ -1,14 +1,40 @@
-//! PUCT selection: `argmax Q(s,a) + c_puct * P(s,a) * sqrt(N(s)) / (1 + N(s,a))`.
+//! Selection, the one place for its rules: the PUCT score
+//! `Q(s,a) + c_puct * P(s,a) * sqrt(N(s)) / (1 + N(s,a))`, first-play urgency for children
+//! not yet visited, and KataGo's forced playouts at the root of a self-play search (with
+//! the pruning that takes them back out of the training target).
 
-use zerosum_games::value_for;
+use zerosum_games::{value_for, Action, Game};
 
-use crate::config::SearchConfig;
-use crate::simulate::fpu_value;
-use crate::tree::{Bound, NodeId, Tree};
-use zerosum_games::Game;
+use crate::config::{Fpu, SearchConfig};
+use crate::tree::{Bound, NodeId, SearchMode, Tree};
 
-/// KataGo's forced playouts: among root children already visited, the one furthest below
-/// `sqrt(k * P * N)` visits, if any (never a proven loss).
+/// The PUCT score of a child worth `q` to the parent's mover, with prior `prior` and
+/// `visits` visits, under a parent with `sqrt_parent_visits = sqrt(N)`.
+pub(crate) fn score(q: f32, prior: f32, visits: f32, sqrt_parent_visits: f32, c_puct: f32) -> f32 {
+    q + c_puct * prior * sqrt_parent_visits / (1.0 + visits)
+}
+
+/// The first-play-urgency value of an unvisited child, from the parent's view.
+pub(crate) fn fpu_value(fpu: Fpu, parent_value: f32) -> f32 {
+    match fpu {
+        Fpu::Reduction(r) => parent_value - r,
+        Fpu::Absolute(v) => v,
+    }
+}
+
+/// KataGo's forced playouts: the visits `sqrt(k * P * N)` a root child of prior `prior` is
+/// owed out of `total` root visits.
+fn forced_playouts(config: &SearchConfig, prior: f32, total: u32) -> f32 {
+    (config.forced_playouts_k * prior * total as f32).sqrt()
+}
+
+/// Whether forced playouts apply at the root of `tree`: a self-play search with `k > 0`.
+pub(crate) fn forces_playouts<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> bool {
+    tree.mode == SearchMode::SelfPlay && config.forced_playouts_k > 0.0
+}
+
+/// Among root children already visited, the one furthest below its forced playouts, if
+/// any (never a proven loss).
 fn forced_child<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> Option<NodeId> {
     let root = tree.root();
     let total: u32 = root.children().map(|c| tree.node(c).visits).sum();
@@ -19,8 +45,7 @@ fn forced_child<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> Option<NodeId
         })
         .map(|c| {
             let n = tree.node(c);
-            let forced = (config.forced_playouts_k * n.prior * total as f32).sqrt();
-            (c, forced - n.visits as f32)
+            (c, forced_playouts(config, n.prior, total) - n.visits as f32)
         })
         .filter(|&(c, deficit)| deficit > 0.0 && tree.node(c).visits > 0)
         .max_by(|a, b| a.1.total_cmp(&b.1))
@@ -36,7 +61,7 @@ pub(crate) fn select_child<G: Game>(
     config: &SearchConfig,
 ) -> NodeId {
     let p = tree.node(parent);
-    if parent == NodeId::ROOT && tree.root_noise && config.forced_playouts_k > 0.0 {
+    if parent == NodeId::ROOT && forces_playouts(tree, config) {
         if let Some(forced) = forced_child(tree, config) {
             return forced;
         }
@@ -59,14 +84,54 @@ pub(crate) fn select_child<G: Game>(
         } else {
             value_for(c.mean_value(), c.player, p.player)
         };
-        let u = config.c_puct * c.prior * sqrt_n / (1.0 + c.visits as f32);
-        let score = q + u;
+        let score = score(q, c.prior, c.visits as f32, sqrt_n, config.c_puct);
         if score > best_score || best.is_none() {
             best_score = score;
             best = Some(child);
         }
     }
     best.expect("select_child is called on expanded nodes with children")
+}
+
+/// KataGo's policy target pruning: the visits that forced playouts gave to moves PUCT
+/// would not have chosen are taken back before the visits become the training target.
+/// Each child but the most visited loses up to its forced playouts, as long as its PUCT
+/// score stays below the best child's; a child left with one visit or none drops out.
+/// `(action, probability)` over the legal actions.
+pub(crate) fn pruned_target<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> Vec<(Action, f32)> {
+    let root = tree.root();
+    let children: Vec<NodeId> = root.children().collect();
+    let total: u32 = children.iter().map(|&c| tree.node(c).visits).sum();
+    let Some(&best) = children.iter().max_by_key(|&&c| tree.node(c).visits) else {
+        return Vec::new();
+    };
+    let sqrt_total = (total.max(1) as f32).sqrt();
+    let puct = |c: NodeId, visits: f32| {
+        let q = tree.child_value_for_parent(NodeId::ROOT, c).unwrap_or(-1.0);
+        score(q, tree.node(c).prior, visits, sqrt_total, config.c_puct)
+    };
+    let best_score = puct(best, tree.node(best).visits as f32);
+    let pruned: Vec<(Action, f32)> = children
+        .iter()
+        .map(|&c| {
+            let n = tree.node(c);
+            if c == best || n.visits == 0 {
+                return (n.action, n.visits as f32);
+            }
+            let forced = forced_playouts(config, n.prior, total);
+            let floor = (n.visits as f32 - forced).max(0.0).ceil() as u32;
+            let mut visits = n.visits;
+            while visits > floor && puct(c, (visits - 1) as f32) < best_score {
+                visits -= 1;
+            }
+            (n.action, if visits <= 1 { 0.0 } else { visits as f32 })
+        })
+        .collect();
+    let sum: f32 = pruned.iter().map(|p| p.1).sum();
+    pruned
+        .into_iter()
+        .map(|(a, v)| (a, v / sum.max(1e-9)))
+        .collect()
 }
 
 #[cfg(test)]

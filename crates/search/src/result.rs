@@ -12,7 +12,8 @@ use crate::tree::{Bound, NodeId, Tree};
 pub struct SearchResult {
     /// `(action, visits)` for every legal action, in action order.
     pub visits: Vec<(Action, u32)>,
-    /// The training target: visit counts normalised to sum 1, `(action, probability)`.
+    /// The training target, `(action, probability)`: Gumbel's improved policy; else the
+    /// visit shares, with forced playouts pruned after a self-play search that forced them.
     pub policy_target: Vec<(Action, f32)>,
     /// The root's mean value from its mover's view; exact where proven.
     pub root_value: f32,
@@ -23,16 +24,22 @@ pub struct SearchResult {
 }
 
 impl<G: Game> Tree<G> {
-    /// Summarises the root. Empty if the root was never expanded.
-    pub fn result(&self) -> SearchResult {
+    /// Summarises the root. Empty if the root was never expanded. `config` is the search's
+    /// own (its forced playouts decide the target of a self-play search).
+    pub fn result(&self, config: &SearchConfig) -> SearchResult {
         let root = self.root();
         let visits: Vec<(Action, u32)> = root
             .children()
             .map(|c| (self.node(c).action, self.node(c).visits))
             .collect();
         let total: u32 = visits.iter().map(|v| v.1).sum();
-        // Gumbel: the improved policy; PUCT: visit shares.
-        let policy_target = crate::gumbel::improved_policy(self).unwrap_or_else(|| {
+        // Gumbel: the improved policy; PUCT: visit shares, less forced playouts.
+        let improved = crate::gumbel::improved_policy(self);
+        let pruned = || {
+            crate::puct::forces_playouts(self, config)
+                .then(|| crate::puct::pruned_target(self, config))
+        };
+        let policy_target = improved.or_else(pruned).unwrap_or_else(|| {
             visits
                 .iter()
                 .map(|&(a, n)| {
@@ -162,47 +169,6 @@ impl<G: Game> Tree<G> {
         Some(self.node(*candidates.last().expect("non-empty")).action)
     }
 
-    /// KataGo's policy target pruning: the visits that forced playouts gave to moves PUCT
-    /// would not have chosen are taken back before the visits become the training target.
-    /// Each child but the most visited loses up to `sqrt(k * P * N)` visits, as long as its
-    /// PUCT score stays below the best child's; a child left with one visit or none drops
-    /// out. `(action, probability)` over the legal actions.
-    pub fn pruned_policy_target(&self, config: &SearchConfig) -> Vec<(Action, f32)> {
-        let root = self.root();
-        let children: Vec<NodeId> = root.children().collect();
-        let total: u32 = children.iter().map(|&c| self.node(c).visits).sum();
-        let Some(&best) = children.iter().max_by_key(|&&c| self.node(c).visits) else {
-            return Vec::new();
-        };
-        let sqrt_total = (total.max(1) as f32).sqrt();
-        let puct = |c: NodeId, visits: f32| {
-            let q = self.child_value_for_parent(NodeId::ROOT, c).unwrap_or(-1.0);
-            q + config.c_puct * self.node(c).prior * sqrt_total / (1.0 + visits)
-        };
-        let best_score = puct(best, self.node(best).visits as f32);
-        let pruned: Vec<(Action, f32)> = children
-            .iter()
-            .map(|&c| {
-                let n = self.node(c);
-                if c == best || n.visits == 0 {
-                    return (n.action, n.visits as f32);
-                }
-                let forced = (config.forced_playouts_k * n.prior * total as f32).sqrt();
-                let floor = (n.visits as f32 - forced).max(0.0).ceil() as u32;
-                let mut visits = n.visits;
-                while visits > floor && puct(c, (visits - 1) as f32) < best_score {
-                    visits -= 1;
-                }
-                (n.action, if visits <= 1 { 0.0 } else { visits as f32 })
-            })
-            .collect();
-        let sum: f32 = pruned.iter().map(|p| p.1).sum();
-        pruned
-            .into_iter()
-            .map(|(a, v)| (a, v / sum.max(1e-9)))
-            .collect()
-    }
-
     /// Q of each root child from the root mover's view, `(action, q)`, for visited or
     /// proven children.
     pub fn root_q_values(&self) -> Vec<(Action, f32)> {
@@ -214,21 +180,6 @@ impl<G: Game> Tree<G> {
             })
             .collect()
     }
-
-    /// Mixes fresh Dirichlet noise into the root's priors (after tree reuse, when the root
-    /// was expanded before it became the root).
-    pub fn add_root_noise(&mut self, alpha: f32, epsilon: f32, rng: &mut impl Rng) {
-        let root = self.root();
-        let ids: Vec<NodeId> = root.children().collect();
-        let mut priors: Vec<(Action, f32)> = ids
-            .iter()
-            .map(|&c| (self.node(c).action, self.node(c).prior))
-            .collect();
-        crate::simulate::add_dirichlet_noise(&mut priors, alpha, epsilon, rng);
-        for (id, (_, p)) in ids.into_iter().zip(priors) {
-            self.node_mut(id).prior = p;
-        }
-    }
 }
 
 /// Converts a value seen by the root's mover to the first player's view (for records).
@@ -238,6 +189,7 @@ pub fn value_for_first<G: Game>(position: &G, value: f32) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    use crate::SearchMode;
     use rand::rngs::SmallRng;
     use rand::SeedableRng;
     use zerosum_games::Player;
@@ -374,13 +326,13 @@ mod tests {
     #[test]
     fn result_normalises_visits_and_reads_the_proof() {
         let mut tree = star(&with_visits(&[1, 3, 0, 4]));
-        let result = tree.result();
+        let result = tree.result(&SearchConfig::default());
         assert_eq!(result.visits, vec![(0, 1), (1, 3), (2, 0), (3, 4)]);
         let target: Vec<f32> = result.policy_target.iter().map(|p| p.1).collect();
         assert_eq!(target, vec![0.125, 0.375, 0.0, 0.5]);
         assert_eq!(result.bound, Bound::Unknown);
         tree.node_mut(NodeId::ROOT).bound = Bound::Loss;
-        assert_eq!(tree.result().root_value, -1.0);
+        assert_eq!(tree.result(&SearchConfig::default()).root_value, -1.0);
     }
 
     #[test]
@@ -407,7 +359,15 @@ mod tests {
         let priors = [0.4, 0.3, 0.2, 0.1];
         let mut tree = star(&priors.map(Child::unvisited));
         let mut rng = SmallRng::seed_from_u64(5);
-        tree.add_root_noise(0.3, 0.25, &mut rng);
+        let config = |epsilon| SearchConfig {
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: epsilon,
+            ..SearchConfig::default()
+        };
+        tree.begin_search(SearchMode::Play, &config(0.25), &mut rng);
+        let plain: Vec<f32> = tree.root().children().map(|c| tree.node(c).prior).collect();
+        assert_eq!(plain, priors, "a search for a move to play adds no noise");
+        tree.begin_search(SearchMode::SelfPlay, &config(0.25), &mut rng);
         let noisy: Vec<f32> = tree.root().children().map(|c| tree.node(c).prior).collect();
         assert!((noisy.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{noisy:?}");
         assert!(noisy.iter().all(|&p| p >= 0.0));
@@ -418,7 +378,7 @@ mod tests {
         }
         // No weight for the noise changes nothing.
         let before: Vec<f32> = noisy.clone();
-        tree.add_root_noise(0.3, 0.0, &mut rng);
+        tree.begin_search(SearchMode::SelfPlay, &config(0.0), &mut rng);
         let after: Vec<f32> = tree.root().children().map(|c| tree.node(c).prior).collect();
         assert_eq!(after, before);
     }
@@ -431,6 +391,7 @@ mod katago_and_cgzero_tests {
 
     use crate::config::{FinalChoice, SearchConfig};
     use crate::testutil::{star, Child};
+    use crate::tree::SearchMode;
 
     #[test]
     fn forced_playouts_are_pruned_from_the_target() {
@@ -444,10 +405,14 @@ mod katago_and_cgzero_tests {
         ]);
         let config = SearchConfig {
             forced_playouts_k: 2.0,
+            dirichlet_epsilon: 0.0,
             ..SearchConfig::default()
         };
-        let plain = tree.result().policy_target;
-        let pruned = tree.pruned_policy_target(&config);
+        let mut rng = SmallRng::seed_from_u64(3);
+        let mut tree = tree;
+        let plain = tree.result(&config).policy_target;
+        tree.begin_search(SearchMode::SelfPlay, &config, &mut rng);
+        let pruned = tree.result(&config).policy_target;
         assert!((pruned.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-6);
         // sqrt(2 * 0.05 * 100) = 3.2: at most 4 visits are taken back from the weak child.
         let weak = pruned[1].1 * 100.0 / (pruned.iter().map(|p| p.1).sum::<f32>());
@@ -458,11 +423,15 @@ mod katago_and_cgzero_tests {
         );
         assert!(pruned[0].1 > plain[0].1, "the best child's share grows");
         // A child with a single visit drops out entirely.
-        let tree = star(&[
+        let mut tree = star(&[
             Child::visited(second, 50, -0.5).with_prior(0.9),
             Child::visited(second, 1, 0.9).with_prior(0.1),
         ]);
-        assert_eq!(tree.pruned_policy_target(&config)[1].1, 0.0);
+        tree.begin_search(SearchMode::SelfPlay, &config, &mut rng);
+        assert_eq!(tree.result(&config).policy_target[1].1, 0.0);
+        // A search for a move to play keeps every visit in the target.
+        tree.begin_search(SearchMode::Play, &config, &mut rng);
+        assert_eq!(tree.result(&config).policy_target[1].1, 1.0 / 51.0);
     }
 
     #[test]

@@ -4,10 +4,9 @@
 use std::collections::HashMap;
 
 use rand::Rng;
-use rand_distr::{Distribution, Gamma};
 use zerosum_games::{value_for, Action, Game, Player};
 
-use crate::config::{Algorithm, Fpu, SearchConfig};
+use crate::config::{Algorithm, SearchConfig};
 use crate::evaluator::Evaluator;
 use crate::solver;
 use crate::tree::{Bound, NodeId, Tree};
@@ -93,27 +92,6 @@ pub(crate) fn legal_priors(logits: &[f32], legal: &[Action]) -> Vec<(Action, f32
     priors
 }
 
-/// Mixes Dirichlet(alpha) noise into priors with weight `epsilon`.
-pub fn add_dirichlet_noise(
-    priors: &mut [(Action, f32)],
-    alpha: f32,
-    epsilon: f32,
-    rng: &mut impl Rng,
-) {
-    if priors.len() < 2 || epsilon <= 0.0 {
-        return;
-    }
-    let gamma = Gamma::new(alpha, 1.0).expect("alpha was validated positive");
-    let noise: Vec<f32> = priors.iter().map(|_| gamma.sample(rng)).collect();
-    let total: f32 = noise.iter().sum();
-    if total <= 0.0 || !total.is_finite() {
-        return;
-    }
-    for (p, n) in priors.iter_mut().zip(noise) {
-        p.1 = (1.0 - epsilon) * p.1 + epsilon * n / total;
-    }
-}
-
 /// Expands the leaf at the end of `path` with `priors` and backs up `value` (from the
 /// leaf's mover's view).
 pub(crate) fn expand<G: Game>(
@@ -126,14 +104,7 @@ pub(crate) fn expand<G: Game>(
     rng: &mut impl Rng,
 ) {
     let leaf = *path.last().expect("a path holds at least the root");
-    if leaf == NodeId::ROOT && tree.root_noise && config.algorithm == Algorithm::Puct {
-        add_dirichlet_noise(
-            &mut priors,
-            config.dirichlet_alpha,
-            config.dirichlet_epsilon,
-            rng,
-        );
-    }
+    crate::noise::noise_new_root(tree, leaf, &mut priors, config, rng);
     tree.add_children(leaf, &priors);
     tree.node_mut(leaf).raw_value = value;
     if config.solver && config.terminal_check {
@@ -359,14 +330,6 @@ pub fn search_one<G: Game, E: Evaluator<G> + ?Sized>(
     );
 }
 
-/// The first-play-urgency value of an unvisited child, from the parent's view.
-pub(crate) fn fpu_value(fpu: Fpu, parent_value: f32) -> f32 {
-    match fpu {
-        Fpu::Reduction(r) => parent_value - r,
-        Fpu::Absolute(v) => v,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use rand::rngs::SmallRng;
@@ -460,30 +423,12 @@ mod tests {
     }
 
     #[test]
-    fn dirichlet_noise_keeps_a_distribution_and_changes_it() {
-        let mut rng = SmallRng::seed_from_u64(3);
-        let original = vec![(0, 0.7), (4, 0.2), (8, 0.1)];
-        let mut priors = original.clone();
-        add_dirichlet_noise(&mut priors, 0.3, 0.25, &mut rng);
-        let total: f32 = priors.iter().map(|p| p.1).sum();
-        assert!((total - 1.0).abs() < 1e-5, "{priors:?}");
-        assert!(priors.iter().zip(&original).all(|(p, o)| p.0 == o.0));
-        assert!(priors
-            .iter()
-            .zip(&original)
-            .any(|(p, o)| (p.1 - o.1).abs() > 1e-3));
-        let mut untouched = original.clone();
-        add_dirichlet_noise(&mut untouched, 0.3, 0.0, &mut rng);
-        assert_eq!(untouched, original);
-    }
-
-    #[test]
     fn root_noise_touches_only_the_root_and_the_cache_keeps_clean_priors() {
         let mut tree = Tree::new(TicTacToe::new());
-        tree.root_noise = true;
         let mut cache = EvalCache::new(1000);
         let mut rng = SmallRng::seed_from_u64(9);
         let config = SearchConfig::default();
+        tree.begin_search(crate::SearchMode::SelfPlay, &config, &mut rng);
         search_one(
             &mut tree,
             &mut UniformEvaluator,
@@ -618,7 +563,10 @@ mod tests {
         assert!(root_priors(&first)
             .iter()
             .any(|p| (p.1 - 1.0 / 8.0).abs() > 1e-3));
-        assert_eq!(second.result(), first.result());
+        assert_eq!(
+            second.result(&SearchConfig::default()),
+            first.result(&SearchConfig::default())
+        );
     }
 
     #[test]

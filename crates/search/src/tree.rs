@@ -1,6 +1,9 @@
 //! The search tree: an arena of nodes, children stored contiguously.
 
+use rand::Rng;
 use zerosum_games::{value_for, Action, Game, Player};
+
+use crate::config::SearchConfig;
 
 /// Index of a node in its tree's arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,13 +129,27 @@ impl Node {
     }
 }
 
+/// What a search is for, which decides the rules that only self-play uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SearchMode {
+    /// A search for the move to play (arena, play, the protocols, evaluation, and
+    /// self-play's fast searches under playout cap randomization): the network's priors as
+    /// they are, visit shares as the target.
+    #[default]
+    Play,
+    /// A full self-play search whose result trains the network: Dirichlet noise on the
+    /// root's priors (PUCT), KataGo's forced playouts at the root, and their pruning from
+    /// the training target.
+    SelfPlay,
+}
+
 /// A search tree over positions of `G`, rooted at a position it owns.
 #[derive(Clone, Debug)]
 pub struct Tree<G: Game> {
     nodes: Vec<Node>,
     root_position: G,
-    /// Whether Dirichlet noise goes onto the root's priors when it is expanded.
-    pub root_noise: bool,
+    /// What the search now running is for; set by [`Tree::begin_search`].
+    pub(crate) mode: SearchMode,
     /// The Gumbel root's draws and schedule, once set up.
     pub(crate) gumbel: Option<crate::gumbel::GumbelRoot>,
 }
@@ -144,9 +161,22 @@ impl<G: Game> Tree<G> {
         Tree {
             nodes: vec![root],
             root_position,
-            root_noise: false,
+            mode: SearchMode::Play,
             gumbel: None,
         }
+    }
+
+    /// Starts a search of the root in `mode`, which holds until the next call. A
+    /// self-play search noises the root's priors now if the root was expanded by an earlier
+    /// search (tree reuse), else when it is expanded.
+    pub fn begin_search(&mut self, mode: SearchMode, config: &SearchConfig, rng: &mut impl Rng) {
+        self.mode = mode;
+        crate::noise::noise_expanded_root(self, config, rng);
+    }
+
+    /// What the search now running is for.
+    pub fn mode(&self) -> SearchMode {
+        self.mode
     }
 
     /// The position at the root.

@@ -152,7 +152,7 @@ fn search<E: zerosum_search::Evaluator<Arms>>(
 /// Asserts that `best` was chosen and took most of the visits.
 fn assert_concentrated(tree: &Tree<Arms>, best: Action) {
     let mut rng = SmallRng::seed_from_u64(1);
-    let result = tree.result();
+    let result = tree.result(&SearchConfig::default());
     assert_eq!(tree.choose_action(0.0, &mut rng), Some(best), "{result:?}");
     let total: u32 = result.visits.iter().map(|v| v.1).sum();
     let top = visits_of(tree, best);
@@ -176,9 +176,9 @@ fn bandit_with_uniform_priors_finds_the_best_arm() {
     );
     assert_concentrated(&tree, 1);
     // The root's value approaches the best arm's worth from below.
-    let value = tree.result().root_value;
+    let value = tree.result(&SearchConfig::default()).root_value;
     assert!(value > 0.3 && value <= 0.6, "{value}");
-    assert_eq!(tree.result().bound, Bound::Unknown);
+    assert_eq!(tree.result(&SearchConfig::default()).bound, Bound::Unknown);
 }
 
 #[test]
@@ -192,7 +192,7 @@ fn bandit_overcomes_a_misleading_prior() {
         &config,
         800,
     );
-    assert!(tree.result().policy_target[3].1 < 0.1);
+    assert!(tree.result(&SearchConfig::default()).policy_target[3].1 < 0.1);
     assert_concentrated(&tree, 1);
 }
 
@@ -210,7 +210,7 @@ fn bandit_for_the_second_player_wants_the_first_players_worst_arm() {
     assert_eq!(tree.root().player, Player::SECOND);
     check_value_sums(&tree);
     assert_concentrated(&tree, 3);
-    let value = tree.result().root_value;
+    let value = tree.result(&SearchConfig::default()).root_value;
     assert!(value > 0.5 && value <= 0.9, "{value}");
     let q = tree.root_q_values();
     assert!(q.iter().all(|&(a, v)| a == 3 || v < 0.3), "{q:?}");
@@ -233,8 +233,8 @@ fn bandit_of_finished_games_is_proven_by_the_solver() {
         1,
         "only the root needs the evaluator"
     );
-    assert_eq!(tree.result().bound, Bound::Win);
-    assert_eq!(tree.result().root_value, 1.0);
+    assert_eq!(tree.result(&SearchConfig::default()).bound, Bound::Win);
+    assert_eq!(tree.result(&SearchConfig::default()).root_value, 1.0);
     let mut rng = SmallRng::seed_from_u64(1);
     for temperature in [0.0, 1.0] {
         assert_eq!(tree.choose_action(temperature, &mut rng), Some(2));
@@ -254,7 +254,7 @@ fn bandit_of_finished_games_concentrates_without_the_solver() {
         &config,
         200,
     );
-    assert_eq!(tree.result().bound, Bound::Unknown);
+    assert_eq!(tree.result(&SearchConfig::default()).bound, Bound::Unknown);
     assert_concentrated(&tree, 2);
     check_value_sums(&tree);
     // Every visit of the winning arm was a win, from the picker's view.

@@ -20,7 +20,7 @@ fn gumbel(num_considered: usize, solver: bool) -> SearchConfig {
 }
 
 fn root_visits(tree: &Tree<TicTacToe>) -> Vec<(Action, u32)> {
-    tree.result().visits
+    tree.result(&SearchConfig::default()).visits
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn improved_policy_is_a_distribution_that_favours_the_better_move() {
         &mut EvalCache::new(0),
         &mut rng,
     );
-    let result = tree.result();
+    let result = tree.result(&SearchConfig::default());
     let total: f32 = result.policy_target.iter().map(|p| p.1).sum();
     assert!((total - 1.0).abs() < 1e-5);
     let win = position.parse_action("a3").unwrap();

@@ -110,7 +110,11 @@ fn lockstep_matches_searching_each_tree_alone() {
                 &mut cache,
                 &mut rng,
             );
-            assert_eq!(alone.result(), tree.result(), "{position}");
+            assert_eq!(
+                alone.result(&SearchConfig::default()),
+                tree.result(&SearchConfig::default()),
+                "{position}"
+            );
             assert_eq!(alone.len(), tree.len());
         }
     }
@@ -142,7 +146,10 @@ fn repeated_calls_add_up_to_one_long_call() {
             &mut rng,
         );
     }
-    assert_eq!(once.result(), thrice.result());
+    assert_eq!(
+        once.result(&SearchConfig::default()),
+        thrice.result(&SearchConfig::default())
+    );
     assert_eq!(once.root().visits, 300);
 }
 
@@ -156,7 +163,7 @@ fn tree_reuse_in_lockstep_keeps_counting_right() {
     let mut scratch = Scratch::new();
     let mut rng = SmallRng::seed_from_u64(12);
     for tree in &mut trees {
-        tree.root_noise = true;
+        tree.begin_search(zerosum_search::SearchMode::SelfPlay, &config, &mut rng);
     }
     for _ in 0..4 {
         let before: Vec<u32> = trees.iter().map(|t| t.root().visits).collect();
@@ -222,8 +229,8 @@ fn forced_playouts_give_every_visited_root_child_its_share() {
         ..SearchConfig::default()
     };
     let mut tree = Tree::new(TicTacToe::new());
-    tree.root_noise = true;
     let mut rng = SmallRng::seed_from_u64(4);
+    tree.begin_search(zerosum_search::SearchMode::SelfPlay, &config, &mut rng);
     search_one(
         &mut tree,
         &mut UniformEvaluator,
@@ -232,7 +239,12 @@ fn forced_playouts_give_every_visited_root_child_its_share() {
         &mut EvalCache::new(0),
         &mut rng,
     );
-    let total: u32 = tree.result().visits.iter().map(|v| v.1).sum();
+    let total: u32 = tree
+        .result(&SearchConfig::default())
+        .visits
+        .iter()
+        .map(|v| v.1)
+        .sum();
     for id in tree.root().children() {
         let child = tree.node(id);
         let forced = (2.0 * child.prior * total as f32).sqrt();

@@ -79,8 +79,8 @@ fn solver_proves_a_win_by_a_double_move() {
         &mut EvalCache::new(0),
         &mut rng,
     );
-    assert_eq!(tree.result().bound, Bound::Win);
-    assert_eq!(tree.result().root_value, 1.0);
+    assert_eq!(tree.result(&SearchConfig::default()).bound, Bound::Win);
+    assert_eq!(tree.result(&SearchConfig::default()).root_value, 1.0);
     // After choice 0 the first player is still to move, and it is a win for it.
     let after_0 = tree.node(tree.child(zerosum_search::NodeId::ROOT, 0).unwrap());
     assert_eq!(after_0.player, F);
@@ -97,12 +97,12 @@ fn solver_proofs_match_mover_aware_minimax() {
         let tree = search(script.clone(), true, 400);
         assert_eq!(tree.root().player, script.to_move());
         assert_eq!(
-            tree.result().bound,
+            tree.result(&SearchConfig::default()).bound,
             Bound::of_value(exact),
             "{:?}",
             script.movers
         );
-        assert_eq!(tree.result().root_value, exact);
+        assert_eq!(tree.result(&SearchConfig::default()).root_value, exact);
         assert!(check_proofs(&tree) > 3);
     }
 }

@@ -58,7 +58,11 @@ fn rollouts_find_a_win_in_one() {
         let position = play(TicTacToe::new(), &WIN_IN_ONE);
         let tree = search(position, &mut RolloutEvaluator::new(1, 1), solver, 200);
         assert_eq!(best_move(&tree), "a3", "solver {solver}");
-        assert!(tree.result().root_value > 0.5, "{:?}", tree.result());
+        assert!(
+            tree.result(&SearchConfig::default()).root_value > 0.5,
+            "{:?}",
+            tree.result(&SearchConfig::default())
+        );
     }
 }
 
@@ -84,8 +88,8 @@ fn values_are_stored_from_each_movers_view() {
 fn solver_proves_a_win_in_one() {
     let position = play(TicTacToe::new(), &WIN_IN_ONE);
     let tree = search(position, &mut UniformEvaluator, true, 50);
-    assert_eq!(tree.result().bound, Bound::Win);
-    assert_eq!(tree.result().root_value, 1.0);
+    assert_eq!(tree.result(&SearchConfig::default()).bound, Bound::Win);
+    assert_eq!(tree.result(&SearchConfig::default()).root_value, 1.0);
     assert_eq!(best_move(&tree), "a3");
     let a3 = position.parse_action("a3").unwrap();
     assert_eq!(child_bound_for_root(&tree, a3), Bound::Win);
@@ -100,7 +104,7 @@ fn solver_proves_a_position_where_every_move_loses() {
         -1.0
     );
     let tree = search(position, &mut UniformEvaluator, true, 500);
-    let result = tree.result();
+    let result = tree.result(&SearchConfig::default());
     assert_eq!(result.bound, Bound::Loss, "{result:?}");
     assert_eq!(result.root_value, -1.0);
     for action in position.legal_action_vec() {
@@ -117,8 +121,8 @@ fn solver_proves_a_position_where_every_move_loses() {
 fn solver_proves_center_then_corner_a_draw() {
     let position = play(TicTacToe::new(), &["b2", "a1"]);
     let tree = search(position, &mut UniformEvaluator, true, 5000);
-    assert_eq!(tree.result().bound, Bound::Draw);
-    assert_eq!(tree.result().root_value, 0.0);
+    assert_eq!(tree.result(&SearchConfig::default()).bound, Bound::Draw);
+    assert_eq!(tree.result(&SearchConfig::default()).root_value, 0.0);
     assert!(check_proofs(&tree) > 100);
 }
 
@@ -128,7 +132,10 @@ fn solver_proofs_from_the_empty_board_agree_with_minimax() {
     // each of which must match exact minimax from its own mover's view.
     let tree = search(TicTacToe::new(), &mut UniformEvaluator, true, 20_000);
     assert!(check_proofs(&tree) > 1000);
-    assert!(matches!(tree.result().bound, Bound::Unknown | Bound::Draw));
+    assert!(matches!(
+        tree.result(&SearchConfig::default()).bound,
+        Bound::Unknown | Bound::Draw
+    ));
 }
 
 #[test]
@@ -145,7 +152,7 @@ fn connect_four_win_in_one_and_block() {
     // x has three in column a and wins there.
     let win = play(ConnectFour::new(), &["a", "b", "a", "b", "a", "c"]);
     let tree = search(win, &mut UniformEvaluator, true, 100);
-    assert_eq!(tree.result().bound, Bound::Win);
+    assert_eq!(tree.result(&SearchConfig::default()).bound, Bound::Win);
     assert_eq!(best_move(&tree), "a");
     let tree = search(win, &mut RolloutEvaluator::new(6, 1), false, 300);
     assert_eq!(best_move(&tree), "a");

@@ -11,7 +11,7 @@ use zerosum_games::Game;
 use zerosum_nn::{parse_device, Model};
 
 use crate::arena::{elo_of_score, play_match_with_openings, MatchReport};
-use crate::config::RunConfig;
+use crate::config::{ResolvedConfig, RunConfig};
 use crate::error::TrainError;
 use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
 use crate::run::{train, Silent};
@@ -78,7 +78,7 @@ pub fn compare<G: Game>(
     settings: &CompareSettings,
     mut log: impl FnMut(&str),
 ) -> Result<Vec<CompareRow>, TrainError> {
-    let prepared: Vec<(String, RunConfig, PathBuf)> = contenders
+    let prepared: Vec<(String, ResolvedConfig, PathBuf)> = contenders
         .iter()
         .map(|c| {
             let mut config = c.config.clone();
@@ -90,9 +90,13 @@ pub fn compare<G: Game>(
             if settings.jobs > 1 {
                 config.torch_threads = (2 / settings.jobs).max(1);
             }
-            (c.name.clone(), config, settings.out.join(&c.name))
+            Ok((
+                c.name.clone(),
+                config.resolve()?,
+                settings.out.join(&c.name),
+            ))
         })
-        .collect();
+        .collect::<Result<_, TrainError>>()?;
     for (name, _, dir) in &prepared {
         if settings.reuse {
             zerosum_nn::checkpoint_base(&dir.join("checkpoints/latest"))?;
@@ -104,7 +108,7 @@ pub fn compare<G: Game>(
         }
     }
     let train_one =
-        |(name, config, dir): &(String, RunConfig, PathBuf)| -> Result<String, TrainError> {
+        |(name, config, dir): &(String, ResolvedConfig, PathBuf)| -> Result<String, TrainError> {
             let store = LocalStore::open(dir)?;
             let summary = train(initial, config, &store, &mut Silent)?;
             Ok(format!(
@@ -137,7 +141,7 @@ pub fn compare<G: Game>(
     zerosum_nn::init_torch(settings.seed, 0);
     let mut rng = SmallRng::seed_from_u64(settings.seed ^ 0xC0FFEE);
     let agent =
-        |(name, config, dir): &(String, RunConfig, PathBuf)| -> Result<MctsAgent<G>, TrainError> {
+        |(name, config, dir): &(String, ResolvedConfig, PathBuf)| -> Result<MctsAgent<G>, TrainError> {
             let model = Model::load(&dir.join("checkpoints/latest"), initial, device)?;
             Ok(MctsAgent::with_network(
                 name.clone(),

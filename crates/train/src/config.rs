@@ -1,8 +1,9 @@
 //! The run configuration: one struct per concern, composed by [`RunConfig`].
 //!
 //! Loading has two stages: raw TOML plus `--set key=value` overrides becomes a
-//! [`RunConfig`] (every field typed and checked by serde), which `validate()` then checks
-//! as a whole before any work starts.
+//! [`RunConfig`] (every field typed and checked by serde), which [`RunConfig::resolve`]
+//! then checks as a whole, once, into the [`ResolvedConfig`] that every command and role
+//! receives.
 
 use serde::{Deserialize, Serialize};
 use zerosum_nn::{LearnerConfig, ModelConfig};
@@ -25,7 +26,9 @@ pub struct SelfPlayConfig {
     /// Plies played with `temperature`; after them the most visited move is played
     /// (AlphaZero: 30 in Go and chess).
     pub temperature_plies: usize,
-    /// Add Dirichlet noise to the root priors (AlphaZero: yes).
+    /// Search full self-play moves in [`SearchMode::SelfPlay`](zerosum_search::SearchMode):
+    /// Dirichlet noise on the root priors (AlphaZero: yes) and, where
+    /// `search.forced_playouts_k` is set, forced playouts pruned from the target.
     pub root_noise: bool,
     /// Plies at the start of each game played uniformly at random and not recorded
     /// (CGZero), for opening variety.
@@ -215,8 +218,21 @@ impl RunConfig {
         toml::to_string_pretty(self).expect("configs serialise to TOML")
     }
 
+    /// Checks the config as a whole: the first error that would stop a run before it
+    /// starts, else the config with the warnings worth showing.
+    pub fn resolve(self) -> Result<ResolvedConfig, TrainError> {
+        let (errors, warnings) = self.problems();
+        match errors.into_iter().next() {
+            Some(first) => Err(TrainError::BadConfig(first)),
+            None => Ok(ResolvedConfig {
+                config: self,
+                warnings,
+            }),
+        }
+    }
+
     /// Errors that stop a run before it starts (one line each) and warnings worth showing.
-    pub fn validate(&self) -> (Vec<String>, Vec<String>) {
+    fn problems(&self) -> (Vec<String>, Vec<String>) {
         let mut errors = Vec::new();
         let mut warnings = Vec::new();
         errors.extend(self.search.validate());
@@ -282,6 +298,36 @@ impl RunConfig {
             );
         }
         (errors, warnings)
+    }
+}
+
+/// A [`RunConfig`] checked as a whole by [`RunConfig::resolve`]: what training, the
+/// arena, play and the front ends receive, so that nothing checks a config twice.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedConfig {
+    config: RunConfig,
+    warnings: Vec<String>,
+}
+
+impl ResolvedConfig {
+    /// Warnings about settings that are allowed but likely unintended, one line each.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The config with one change made after it was checked, checked again.
+    pub fn with(&self, change: impl FnOnce(&mut RunConfig)) -> Result<ResolvedConfig, TrainError> {
+        let mut config = self.config.clone();
+        change(&mut config);
+        config.resolve()
+    }
+}
+
+impl std::ops::Deref for ResolvedConfig {
+    type Target = RunConfig;
+
+    fn deref(&self) -> &RunConfig {
+        &self.config
     }
 }
 

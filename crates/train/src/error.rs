@@ -10,7 +10,7 @@ pub enum TrainError {
     #[error("bad config: {0}")]
     BadConfig(String),
     /// A player spec that names no player.
-    #[error("bad player '{spec}': {reason} (expected checkpoint:PATH[,sims=N], mcts:N, random, perfect or human)")]
+    #[error("bad player '{spec}': {reason} (expected checkpoint:PATH[,sims=N], mcts:N, uct:N[,c=C], mc:N, random, perfect, human or gtp:COMMAND)")]
     BadPlayer {
         /// The spec as given.
         spec: String,

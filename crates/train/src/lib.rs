@@ -45,7 +45,9 @@ pub mod store;
 pub use arena::{
     match_torch_threads, play_game, play_match, play_match_with_openings, MatchReport, Thinking,
 };
-pub use config::{ArenaConfig, PlayConfig, ReplayConfig, RunConfig, SelfPlayConfig};
+pub use config::{
+    ArenaConfig, PlayConfig, ReplayConfig, ResolvedConfig, RunConfig, SelfPlayConfig,
+};
 pub use error::TrainError;
 pub use history::RunHistory;
 pub use ladder::{run_ladder, LadderOptions, LadderReport};

@@ -26,10 +26,23 @@ pub enum PlayerSpec {
         /// Simulations per move; the caller's default when absent.
         sims: Option<usize>,
     },
-    /// Plain MCTS with random rollouts: `mcts:N`.
+    /// PUCT with uniform priors, one random rollout per leaf and the MCTS-solver:
+    /// `mcts:N`.
     Mcts {
         /// Simulations per move.
         sims: usize,
+    },
+    /// Flat Monte Carlo: `mc:N`, N random playouts spread over the legal moves.
+    Mc {
+        /// Playouts per move.
+        playouts: usize,
+    },
+    /// UCT: `uct:N[,c=C]`, UCB1 tree search with random playouts and no priors.
+    Uct {
+        /// Playouts per move.
+        playouts: usize,
+        /// The UCB1 exploration constant (default `sqrt(2)`).
+        c: f32,
     },
     /// Uniformly random legal moves.
     Random,
@@ -61,6 +74,32 @@ impl FromStr for PlayerSpec {
                 Ok(sims) if sims > 0 => Ok(PlayerSpec::Mcts { sims }),
                 _ => Err(bad("mcts needs a positive simulation count, like mcts:400")),
             },
+            "mc" => match rest.parse::<usize>() {
+                Ok(playouts) if playouts > 0 => Ok(PlayerSpec::Mc { playouts }),
+                _ => Err(bad("mc needs a positive playout count, like mc:1000")),
+            },
+            "uct" => {
+                let (count, options) = rest.split_once(',').unwrap_or((rest, ""));
+                let playouts = count
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| bad("uct needs a positive playout count, like uct:1000"))?;
+                let mut c = zerosum_search::UCT_C;
+                for option in options.split(',').filter(|o| !o.is_empty()) {
+                    match option.split_once('=') {
+                        Some(("c", value)) => {
+                            c = value
+                                .parse::<f32>()
+                                .ok()
+                                .filter(|c| c.is_finite() && *c >= 0.0)
+                                .ok_or_else(|| bad("c must be a number of at least 0"))?
+                        }
+                        _ => return Err(bad(&format!("unknown option '{option}'"))),
+                    }
+                }
+                Ok(PlayerSpec::Uct { playouts, c })
+            }
             "checkpoint" => {
                 let mut parts = rest.split(',');
                 let path = parts
@@ -94,6 +133,25 @@ impl FromStr for PlayerSpec {
                 Ok(PlayerSpec::Gtp { command })
             }
             _ => Err(bad("unknown player kind")),
+        }
+    }
+}
+
+impl std::fmt::Display for PlayerSpec {
+    /// The spec as it is typed (`mcts:400`, `uct:1000`, `uct:1000,c=0.5`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlayerSpec::Random => write!(f, "random"),
+            PlayerSpec::Perfect => write!(f, "perfect"),
+            PlayerSpec::Human => write!(f, "human"),
+            PlayerSpec::Mcts { sims } => write!(f, "mcts:{sims}"),
+            PlayerSpec::Mc { playouts } => write!(f, "mc:{playouts}"),
+            PlayerSpec::Uct { playouts, c } if *c == zerosum_search::UCT_C => {
+                write!(f, "uct:{playouts}")
+            }
+            PlayerSpec::Uct { playouts, c } => write!(f, "uct:{playouts},c={c}"),
+            PlayerSpec::Checkpoint { path, .. } => write!(f, "checkpoint:{}", path.display()),
+            PlayerSpec::Gtp { command } => write!(f, "gtp:{}", command.join(" ")),
         }
     }
 }
@@ -134,6 +192,32 @@ impl<G: Game> Agent<G> for RandomAgent {
         Ok(Choice {
             action: legal[rng.random_range(0..legal.len())],
             value: None,
+            search: None,
+        })
+    }
+}
+
+/// The classic searches without a network: flat Monte Carlo (`mc:N`) and UCT (`uct:N`).
+pub struct ClassicAgent {
+    spec: PlayerSpec,
+}
+
+impl<G: Game> Agent<G> for ClassicAgent {
+    fn name(&self) -> String {
+        self.spec.to_string()
+    }
+
+    fn choose(&mut self, position: &G, rng: &mut SmallRng) -> Result<Choice, TrainError> {
+        let choice = match self.spec {
+            PlayerSpec::Mc { playouts } => {
+                zerosum_search::flat_monte_carlo(position, playouts, rng)
+            }
+            PlayerSpec::Uct { playouts, c } => zerosum_search::uct(position, playouts, c, rng),
+            _ => unreachable!("a ClassicAgent is built from mc: and uct: specs only"),
+        };
+        Ok(Choice {
+            action: choice.action,
+            value: Some(choice.value),
             search: None,
         })
     }
@@ -253,7 +337,7 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         let action = tree
             .choose_action_by(self.config.final_choice, 0.0, rng)
             .expect("a position that is not finished has moves");
-        let result = tree.result();
+        let result = tree.result(&self.config);
         Ok(Choice {
             action,
             value: Some(result.root_value),
@@ -305,6 +389,9 @@ pub fn build_agent<G: Game>(
             },
             *sims,
         )),
+        PlayerSpec::Mc { .. } | PlayerSpec::Uct { .. } => {
+            Box::new(ClassicAgent { spec: spec.clone() })
+        }
         PlayerSpec::Checkpoint { path, sims } => {
             let model = Model::load(path, game, device)?;
             let sims = sims.unwrap_or(default_sims);
@@ -343,6 +430,28 @@ mod tests {
             PlayerSpec::Mcts { sims: 400 }
         );
         assert_eq!(
+            "mc:1000".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Mc { playouts: 1000 }
+        );
+        let uct = "uct:1000".parse::<PlayerSpec>().unwrap();
+        assert_eq!(
+            uct,
+            PlayerSpec::Uct {
+                playouts: 1000,
+                c: zerosum_search::UCT_C
+            }
+        );
+        assert_eq!(uct.to_string(), "uct:1000");
+        let narrow = "uct:50,c=0.5".parse::<PlayerSpec>().unwrap();
+        assert_eq!(
+            narrow,
+            PlayerSpec::Uct {
+                playouts: 50,
+                c: 0.5
+            }
+        );
+        assert_eq!(narrow.to_string().parse::<PlayerSpec>().unwrap(), narrow);
+        assert_eq!(
             "checkpoint:runs/a/latest,sims=50"
                 .parse::<PlayerSpec>()
                 .unwrap(),
@@ -361,6 +470,11 @@ mod tests {
             "gtp:",
             "gtp:  ",
             "random:3",
+            "mc:0",
+            "mc:",
+            "uct",
+            "uct:10,c=-1",
+            "uct:10,depth=2",
         ] {
             let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();
             assert!(!err.contains('\n') && err.contains(bad), "{err}");

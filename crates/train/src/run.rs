@@ -12,7 +12,7 @@ use zerosum_games::Game;
 use zerosum_nn::{parse_device, Learner, Losses, Model, NetEvaluator};
 
 use crate::arena::{play_match_with_openings, MatchReport};
-use crate::config::{derive_seed, stream, RunConfig};
+use crate::config::{derive_seed, stream, ResolvedConfig, RunConfig};
 use crate::error::TrainError;
 use crate::gating::Gate;
 use crate::metrics::{event_line, EvalReport, LearnerReport, SelfPlayReport};
@@ -126,14 +126,10 @@ struct PreviousSessions {
 /// there if one exists.
 pub fn train<G: Game>(
     initial: &G,
-    config: &RunConfig,
+    config: &ResolvedConfig,
     store: &dyn RunStore,
     progress: &mut dyn Progress,
 ) -> Result<RunSummary, TrainError> {
-    let (errors, _warnings) = config.validate();
-    if let Some(first) = errors.first() {
-        return Err(TrainError::BadConfig(first.clone()));
-    }
     let device = parse_device(&config.device)?;
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     store.write_atomic("config.toml", &config.to_toml())?;
@@ -684,6 +680,7 @@ mod tests {
             "#,
             &[],
         )
+        .and_then(RunConfig::resolve)
         .unwrap();
         train(&game, &config, &store, &mut Silent).unwrap();
         // As if the process had died after self-play and learning but before the checkpoint.

@@ -5,7 +5,9 @@ use std::time::Instant;
 use rand::rngs::SmallRng;
 use rand::Rng;
 use zerosum_games::{Action, Game};
-use zerosum_search::{simulate_step, EvalCache, Evaluator, Scratch, SearchConfig, Tree};
+use zerosum_search::{
+    simulate_step, EvalCache, Evaluator, Scratch, SearchConfig, SearchMode, Tree,
+};
 
 use crate::config::SelfPlayConfig;
 use crate::record::{GameRecord, MoveStats};
@@ -143,14 +145,9 @@ pub fn self_play<G: Game, E: Evaluator<G> + ?Sized>(
             let action = tree
                 .choose_action_by(search.final_choice, temperature, rng)
                 .expect("trees of unfinished games have children");
-            let result = tree.result();
-            let policy = if search.forced_playouts_k > 0.0 && tree.root_noise {
-                tree.pruned_policy_target(search)
-            } else {
-                result.policy_target
-            };
+            let result = tree.result(search);
             slot.stats.push(slot.full.then_some(MoveStats {
-                policy,
+                policy: result.policy_target,
                 value: result.root_value,
             }));
             slot.actions.push(action);
@@ -251,10 +248,12 @@ fn start_move<G: Game>(
     // With tree reuse the root may already hold visits: each move still gets its own
     // budget of new simulations.
     slot.remaining = slot.budget;
-    tree.root_noise = config.root_noise && slot.full;
-    if tree.root_noise && tree.root().expanded {
-        tree.add_root_noise(search.dirichlet_alpha, search.dirichlet_epsilon, rng);
-    }
+    let mode = if config.root_noise && slot.full {
+        SearchMode::SelfPlay
+    } else {
+        SearchMode::Play
+    };
+    tree.begin_search(mode, search, rng);
 }
 
 #[cfg(test)]

@@ -28,7 +28,9 @@ fn reachable(position: &TicTacToe, seen: &mut HashSet<TicTacToe>, out: &mut Vec<
 #[test]
 fn default_config_learns_perfect_tic_tac_toe() {
     let config_text = include_str!("../../../configs/tictactoe.toml");
-    let config = RunConfig::from_toml(config_text, &[]).unwrap();
+    let config = RunConfig::from_toml(config_text, &[])
+        .and_then(RunConfig::resolve)
+        .unwrap();
     let dir = std::env::temp_dir().join(format!("zerosum-e2e-ttt-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let store = LocalStore::open(&dir).unwrap();

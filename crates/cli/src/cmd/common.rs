@@ -4,26 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use zerosum_games::registry::{parse_game, AnyGame};
-use zerosum_train::RunConfig;
-
-/// The default config of the game named `spec`: a board with a config of its own
-/// (`gomoku:size=9`, the size Gomoku is measured on) first, else the game's.
-pub fn default_config_text(spec: &str) -> &'static str {
-    let variant = parse_game(spec).map(|game| game.name()).unwrap_or_default();
-    if variant == "gomoku:size=9" {
-        return include_str!("../../../../configs/gomoku-9x9.toml");
-    }
-    match spec.split(':').next().unwrap_or(spec).trim() {
-        "tictactoe" => include_str!("../../../../configs/tictactoe.toml"),
-        "connect4" => include_str!("../../../../configs/connect4.toml"),
-        "go" => include_str!("../../../../configs/go.toml"),
-        "gomoku" => include_str!("../../../../configs/gomoku.toml"),
-        "oware" => include_str!("../../../../configs/oware.toml"),
-        "pushfight" => include_str!("../../../../configs/pushfight.toml"),
-        "chess" => include_str!("../../../../configs/chess.toml"),
-        _ => "",
-    }
-}
+use zerosum_train::{ResolvedConfig, RunConfig};
 
 /// The game, config and seed flags.
 #[derive(clap::Args, Clone, Debug)]
@@ -49,7 +30,7 @@ pub struct GameArgs {
 impl GameArgs {
     /// Resolves the run config: the game's default config (or --config), then --game,
     /// --seed, --device and the --set overrides.
-    pub fn resolve(&self) -> Result<(AnyGame, RunConfig)> {
+    pub fn resolve(&self) -> Result<(AnyGame, ResolvedConfig)> {
         let mut overrides = Vec::new();
         let text = match &self.config {
             Some(path) => std::fs::read_to_string(path)
@@ -58,10 +39,10 @@ impl GameArgs {
                 let Some(game) = &self.game else {
                     bail!(
                         "name a game with --game ({}) or a config with --config",
-                        zerosum_games::registry::GAME_NAMES.join(", ")
+                        zerosum_games::registry::game_names().join(", ")
                     )
                 };
-                default_config_text(game).to_string()
+                zerosum_games::registry::default_config(game)?.into_owned()
             }
         };
         if let Some(game) = &self.game {
@@ -74,13 +55,19 @@ impl GameArgs {
             overrides.push(format!("device={}", toml_string(device)));
         }
         overrides.extend(self.overrides.iter().cloned());
-        let config = RunConfig::from_toml(&text, &overrides)?;
-        let game = parse_game(&config.game)?;
-        if let Some(first) = config.validate().0.first() {
-            bail!("bad config: {first}");
-        }
-        Ok((game, config))
+        resolve_config(RunConfig::from_toml(&text, &overrides)?)
     }
+}
+
+/// The one place a command's config is checked: the config resolved, its game built, and
+/// each of its warnings printed on a line of its own.
+pub fn resolve_config(config: RunConfig) -> Result<(AnyGame, ResolvedConfig)> {
+    let game = parse_game(&config.game)?;
+    let config = config.resolve()?;
+    for warning in config.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    Ok((game, config))
 }
 
 /// A TOML string literal.
@@ -93,7 +80,7 @@ pub fn toml_string(text: &str) -> String {
 pub fn resolve_with_checkpoint(
     args: &GameArgs,
     checkpoint: Option<&std::path::Path>,
-) -> Result<(AnyGame, RunConfig)> {
+) -> Result<(AnyGame, ResolvedConfig)> {
     if args.game.is_some() || args.config.is_some() {
         return args.resolve();
     }
@@ -166,7 +153,7 @@ pub fn positive(text: &str) -> Result<usize, String> {
 mod tests {
     use super::*;
 
-    fn resolve(game: &str) -> RunConfig {
+    fn resolve(game: &str) -> ResolvedConfig {
         let args = GameArgs {
             game: Some(game.to_string()),
             config: None,
@@ -179,20 +166,14 @@ mod tests {
 
     #[test]
     fn every_game_has_a_default_config_that_validates() {
-        for name in zerosum_games::registry::GAME_NAMES {
-            let config = resolve(name);
-            assert_eq!(parse_game(&config.game).unwrap().short_name(), *name);
+        for name in zerosum_games::registry::game_names() {
+            let config = resolve(&name);
+            assert_eq!(parse_game(&config.game).unwrap().short_name(), name);
         }
     }
 
     #[test]
     fn gomoku_9x9_has_a_default_of_its_own() {
-        let nine = default_config_text("gomoku: size = 9");
-        assert_ne!(nine, default_config_text("gomoku"));
-        assert_eq!(
-            default_config_text("gomoku:size=11"),
-            default_config_text("gomoku")
-        );
         assert_eq!(resolve("gomoku:size=9").game, "gomoku:size=9");
         assert_eq!(resolve("gomoku:size=11").game, "gomoku:size=11");
     }

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use zerosum_games::registry::parse_game;
 use zerosum_games::with_game;
 use zerosum_train::{run_ladder, LadderOptions, LocalStore, PlayerSpec, RunConfig};
 
@@ -40,8 +39,7 @@ pub fn run(args: Args) -> Result<()> {
     let config_path = args.run.join("config.toml");
     let text = std::fs::read_to_string(&config_path)
         .with_context(|| format!("cannot read {}", config_path.display()))?;
-    let config = RunConfig::from_toml(&text, &[])?;
-    let game = parse_game(&config.game)?;
+    let (game, config) = super::common::resolve_config(RunConfig::from_toml(&text, &[])?)?;
     let anchors = args
         .anchors
         .iter()

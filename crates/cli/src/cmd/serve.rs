@@ -35,7 +35,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let (game, config) = resolve_with_checkpoint(&args.game, args.agent.checkpoint.as_deref())?;
     let short_name = game.short_name();
-    with_game!(&game, g => serve(g, short_name, &config, &args))
+    with_game!(&game, g => serve(g, &short_name, &config, &args))
 }
 
 fn serve<G: Game>(initial: &G, short_name: &str, config: &RunConfig, args: &Args) -> Result<()> {

@@ -3,11 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use zerosum_games::registry::parse_game;
 use zerosum_games::with_game;
 use zerosum_train::{train, LocalStore, RunConfig, RunStore};
 
-use super::common::GameArgs;
+use super::common::{resolve_config, GameArgs};
 use crate::progress::Bars;
 
 #[derive(clap::Args)]
@@ -45,21 +44,13 @@ pub fn run(args: Args) -> Result<()> {
         }
         let text = std::fs::read_to_string(&existing)
             .with_context(|| format!("cannot read {}", existing.display()))?;
-        let config = RunConfig::from_toml(&text, &args.game.overrides)?;
-        (parse_game(&config.game)?, config)
+        resolve_config(RunConfig::from_toml(&text, &args.game.overrides)?)?
     } else {
         match resolved {
             Some(resolved) => resolved,
             None => args.game.resolve()?,
         }
     };
-    let (errors, warnings) = config.validate();
-    if let Some(first) = errors.first() {
-        bail!("bad config: {first}");
-    }
-    for warning in warnings {
-        eprintln!("warning: {warning}");
-    }
     let store = LocalStore::open(&dir)?;
     println!(
         "training {} in {} ({} generations{})",

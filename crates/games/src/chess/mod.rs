@@ -74,6 +74,7 @@
 //! ```
 
 mod actions;
+mod layout;
 mod notation;
 mod observation;
 mod pgn;
@@ -469,6 +470,14 @@ impl Game for Chess {
         tags: &RecordTags,
     ) -> Option<(&'static str, String)> {
         Some(("pgn", pgn::write(self, actions, tags)))
+    }
+
+    fn layout(&self) -> Option<crate::layout::BoardLayout> {
+        Some(layout::board(self))
+    }
+
+    fn move_cells(&self, action: Action) -> crate::layout::MoveCells {
+        layout::move_cells(self, action)
     }
 }
 

@@ -23,6 +23,7 @@ use std::fmt;
 
 use crate::error::GameError;
 use crate::game::{Action, Game, Outcome, Player, Symmetry};
+use crate::layout::{letters, player_names, BoardLayout, MoveCells, Piece, Style};
 use crate::zobrist::{cell_key, extra_key};
 
 /// The largest number of rows or columns.
@@ -314,6 +315,35 @@ impl Game for ConnectFour {
                 Ok(usize::from(letter - b'a'))
             }
             _ => Err(bad()),
+        }
+    }
+
+    fn layout(&self) -> Option<BoardLayout> {
+        let (rows, cols) = (self.rows(), self.cols());
+        // The game counts rows from the bottom; the grid from the top.
+        let cells = (0..rows * cols)
+            .map(|cell| {
+                self.cell(rows - 1 - cell / cols, cell % cols)
+                    .map(|p| Piece::new(p, ""))
+            })
+            .collect();
+        Some(BoardLayout {
+            col_labels: letters(cols, false),
+            player_names: player_names("red", "yellow"),
+            ..BoardLayout::grid(rows, cols, Style::Holes, cells)
+        })
+    }
+
+    /// The disc lands in the lowest empty cell of the column; a click anywhere in the
+    /// column plays it.
+    fn move_cells(&self, action: Action) -> MoveCells {
+        let (rows, cols) = (self.rows(), self.cols());
+        let landing = (0..rows)
+            .find(|&row| self.cell(row, action).is_none())
+            .map(|row| (rows - 1 - row) * cols + action);
+        MoveCells {
+            cells: landing.into_iter().collect(),
+            hit: (0..rows).map(|row| row * cols + action).collect(),
         }
     }
 }

@@ -91,6 +91,7 @@ use movegen::stones_hash;
 
 use crate::error::GameError;
 use crate::game::{square_cell_symmetries, Action, Game, Outcome, Player, Symmetry};
+use crate::layout::{BoardLayout, MoveCells};
 use crate::records::RecordTags;
 use crate::zobrist::extra_key;
 
@@ -504,5 +505,22 @@ impl Game for Go {
         tags: &RecordTags,
     ) -> Option<(&'static str, String)> {
         Some(("sgf", sgf::write(self, actions, tags)))
+    }
+
+    fn layout(&self) -> Option<BoardLayout> {
+        let size = self.size();
+        // Go counts rows from the bottom; the grid from the top.
+        Some(BoardLayout::stones(size, |row, col| {
+            self.point(size - 1 - row, col)
+        }))
+    }
+
+    fn move_cells(&self, action: Action) -> MoveCells {
+        let size = self.size();
+        if action == self.pass_action() {
+            return MoveCells::default();
+        }
+        // Actions count rows from the bottom; the grid from the top.
+        MoveCells::one((size - 1 - action / size) * size + action % size)
     }
 }

@@ -60,6 +60,7 @@
 //! ```
 
 mod history;
+mod layout;
 
 use std::fmt;
 
@@ -441,6 +442,14 @@ impl Game for Oware {
             }
             _ => Err(bad(format!("a house letter {own}"))),
         }
+    }
+
+    fn layout(&self) -> Option<crate::layout::BoardLayout> {
+        Some(layout::board(self))
+    }
+
+    fn move_cells(&self, action: Action) -> crate::layout::MoveCells {
+        layout::move_cells(self, action)
     }
 }
 

@@ -54,6 +54,7 @@
 //! ```
 
 pub mod geometry;
+mod layout;
 mod notation;
 
 use crate::error::GameError;
@@ -568,6 +569,14 @@ impl Game for PushFight {
 
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         notation::parse_action(text)
+    }
+
+    fn layout(&self) -> Option<crate::layout::BoardLayout> {
+        Some(layout::board(self))
+    }
+
+    fn move_cells(&self, action: Action) -> crate::layout::MoveCells {
+        layout::move_cells(action)
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use zerosum_games::{value_for, Action, Game, GameError, Outcome, Player};
-use zerosum_search::{Bound, Evaluator, NodeId, Tree};
+use zerosum_search::{Bound, Evaluator, NodeId, SearchConfig, Tree};
 
 /// Parses `moves` (notation) from `initial`, panicking on a bad move.
 pub fn play<G: Game>(initial: G, moves: &[&str]) -> G {
@@ -90,7 +90,7 @@ pub fn child_bound_for_root<G: Game>(tree: &Tree<G>, action: Action) -> Bound {
 
 /// Visits of the root child for `action` (0 if there is none).
 pub fn visits_of<G: Game>(tree: &Tree<G>, action: Action) -> u32 {
-    tree.result()
+    tree.result(&SearchConfig::default())
         .visits
         .iter()
         .find(|v| v.0 == action)

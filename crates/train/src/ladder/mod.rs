@@ -114,7 +114,8 @@ pub fn ladder_players(
         if let PlayerSpec::Checkpoint { .. } | PlayerSpec::Human = spec {
             return Err(TrainError::BadPlayer {
                 spec: spec_name(spec),
-                reason: "an anchor must be random, perfect, mcts:N or gtp:COMMAND".to_string(),
+                reason: "an anchor must be random, perfect, mcts:N, uct:N, mc:N or gtp:COMMAND"
+                    .to_string(),
             });
         }
         if !players.iter().any(|p| p.spec == *spec) {
@@ -162,14 +163,7 @@ fn anchor(spec: PlayerSpec) -> LadderPlayer {
 }
 
 fn spec_name(spec: &PlayerSpec) -> String {
-    match spec {
-        PlayerSpec::Random => "random".to_string(),
-        PlayerSpec::Perfect => "perfect".to_string(),
-        PlayerSpec::Human => "human".to_string(),
-        PlayerSpec::Mcts { sims } => format!("mcts:{sims}"),
-        PlayerSpec::Checkpoint { path, .. } => format!("checkpoint:{}", path.display()),
-        PlayerSpec::Gtp { command } => format!("gtp:{}", command.join(" ")),
-    }
+    spec.to_string()
 }
 
 /// The matches to play, as pairs of indices into `players`: every checkpoint against every
