@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what zerosum needs and is missing, then builds it. Idempotent: a second run
 # only checks and rebuilds what changed.
-#   - PyTorch 2.13.0 (the libtorch that tch 0.26 links) from PyPI into ./.venv
+#   - PyTorch 2.13.0 (the libtorch that tch 0.26 links) and safetensors from PyPI into ./.venv
 #   - .venv/torch, a link to that wheel's torch package (read by .cargo/config.toml)
 #   - target/release/zerosum
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TORCH_VERSION=2.13.0
+SAFETENSORS_VERSION=0.8.0
 PYTHON=${PYTHON:-python3}
 
 if [ ! -x .venv/bin/python ]; then
@@ -18,6 +19,12 @@ have=$(.venv/bin/python -c 'import torch; print(torch.__version__.split("+")[0])
 if [ "$have" != "$TORCH_VERSION" ]; then
   echo "setup: installing torch==$TORCH_VERSION into .venv (about 4 minutes and 4.7 GB the first time)"
   .venv/bin/pip install --quiet --disable-pip-version-check "torch==$TORCH_VERSION"
+fi
+# safetensors reads checkpoints in PyTorch: docs/run-directory.md's loading recipe, which a
+# test runs.
+if ! .venv/bin/python -c 'import safetensors' 2>/dev/null; then
+  echo "setup: installing safetensors into .venv"
+  .venv/bin/pip install --quiet --disable-pip-version-check "safetensors==$SAFETENSORS_VERSION"
 fi
 torch_dir=$(.venv/bin/python -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
 ln -sfn "$torch_dir" .venv/torch

@@ -6,6 +6,7 @@
 //! receives.
 
 use serde::{Deserialize, Serialize};
+use zerosum_games::Game;
 use zerosum_nn::{LearnerConfig, ModelConfig};
 use zerosum_search::SearchConfig;
 
@@ -172,7 +173,7 @@ pub struct RunConfig {
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
-            game: "tictactoe".to_string(),
+            game: zerosum_games::tic_tac_toe::TicTacToe::new().name(),
             seed: 1,
             generations: 10,
             max_minutes: 0.0,

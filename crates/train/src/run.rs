@@ -703,4 +703,59 @@ mod tests {
         assert_eq!(events("learn"), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// Self-play on two threads: each of the games asked for is handed on once, none lost
+    /// and none twice, whatever order the workers finish in.
+    #[test]
+    fn self_play_on_two_threads_records_every_game_once() {
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let config = RunConfig::from_toml(
+            r#"
+            game = "tictactoe"
+            [model]
+            family = "mlp"
+            hidden = 8
+            layers = 1
+            [search]
+            num_simulations = 4
+            [self_play]
+            threads = 2
+            batch_games = 2
+            random_opening_plies = 2
+            "#,
+            &[],
+        )
+        .unwrap();
+        let model = Model::new(
+            &game.name(),
+            &config.model,
+            game.obs_shape(),
+            game.num_actions(),
+            zerosum_nn::Device::Cpu,
+        )
+        .unwrap();
+        let mut records = Vec::new();
+        let counters = run_self_play(
+            &game,
+            &config,
+            &model,
+            7,
+            &mut SmallRng::seed_from_u64(3),
+            |record| {
+                records.push(record);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(records.len(), 7);
+        assert_eq!(counters.games, 7);
+        let recorded: usize = records
+            .iter()
+            .map(|r| r.stats.iter().filter(|s| s.is_some()).count())
+            .sum();
+        assert_eq!(recorded as u64, counters.positions);
+        for record in &records {
+            record.replay(&game).unwrap();
+        }
+    }
 }

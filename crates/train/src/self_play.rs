@@ -298,4 +298,86 @@ mod tests {
         }
         assert!(counters.evaluations <= counters.simulations);
     }
+
+    /// Tic-tac-toe self-play with `search` and `config`: the records and the counters.
+    fn play(
+        search: &SearchConfig,
+        config: &SelfPlayConfig,
+        games: usize,
+    ) -> (Vec<GameRecord>, SelfPlayCounters) {
+        let mut records = Vec::new();
+        let counters = self_play(
+            &TicTacToe::new(),
+            &mut UniformEvaluator,
+            search,
+            config,
+            games,
+            &mut SmallRng::seed_from_u64(8),
+            |r| records.push(r),
+        );
+        (records, counters)
+    }
+
+    /// Playout cap randomization: a share of the moves is searched fast and not recorded.
+    /// A fast search of two simulations puts its one child visit on one move (a one-hot
+    /// target); a full search of 64 under uniform priors, without the solver, never does,
+    /// so every recorded target must come from a full search.
+    #[test]
+    fn playout_cap_randomization_records_only_the_full_searches() {
+        let search = SearchConfig {
+            num_simulations: 64,
+            solver: false,
+            terminal_check: false,
+            reuse_tree: false,
+            ..Default::default()
+        };
+        let config = SelfPlayConfig {
+            batch_games: 8,
+            playout_cap_fraction: 0.5,
+            fast_simulations: 2,
+            ..Default::default()
+        };
+        let (records, counters) = play(&search, &config, 40);
+        let moves: usize = records.iter().map(|r| r.actions.len()).sum();
+        let mut recorded = 0;
+        for record in &records {
+            let positions = record.replay(&TicTacToe::new()).unwrap();
+            for (position, stats) in positions.iter().zip(&record.stats) {
+                let Some(stats) = stats else { continue };
+                recorded += 1;
+                if position.legal_action_vec().len() > 1 {
+                    let top = stats.policy.iter().map(|p| p.1).fold(0.0, f32::max);
+                    assert!(top < 1.0, "a fast search was recorded: {stats:?}");
+                }
+            }
+        }
+        assert_eq!(recorded as u64, counters.positions);
+        // Half the moves, give or take: 40 games of 5 to 9 moves.
+        assert!(
+            recorded > moves / 4 && recorded < moves * 3 / 4,
+            "{recorded} of {moves}"
+        );
+    }
+
+    #[test]
+    fn random_opening_plies_are_played_but_not_recorded() {
+        let search = SearchConfig {
+            num_simulations: 8,
+            ..Default::default()
+        };
+        let config = SelfPlayConfig {
+            batch_games: 4,
+            random_opening_plies: 3,
+            ..Default::default()
+        };
+        let (records, _) = play(&search, &config, 12);
+        for record in &records {
+            assert!(record.stats[..3].iter().all(Option::is_none), "{record:?}");
+            assert!(record.stats[3..].iter().all(Option::is_some), "{record:?}");
+            record.replay(&TicTacToe::new()).unwrap();
+        }
+        let openings: std::collections::HashSet<&[Action]> =
+            records.iter().map(|r| &r.actions[..3]).collect();
+        assert!(openings.len() > 1, "every game opened the same way");
+    }
 }

@@ -17,7 +17,7 @@ use zerosum_train::accuracy::{
     Stage, StageScore,
 };
 use zerosum_train::playback::read_records;
-use zerosum_train::{build_agent, GameRecord, PlayerSpec, RunConfig};
+use zerosum_train::{build_agent, GameRecord, PlayerSpec, ResolvedConfig};
 
 use super::common::GameArgs;
 use crate::progress::job_bar;
@@ -87,7 +87,7 @@ pub fn run(args: Args) -> Result<()> {
 
 fn accuracy<G: Game>(
     initial: &G,
-    config: &RunConfig,
+    config: &ResolvedConfig,
     args: &Args,
     specs: &[PlayerSpec],
 ) -> Result<()> {

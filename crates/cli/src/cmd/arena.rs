@@ -5,7 +5,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::{with_game, Game, RecordTags};
 use zerosum_nn::parse_device;
-use zerosum_train::{build_agent, play_match_with_openings, Agent, PlayerSpec, RunConfig};
+use zerosum_train::{build_agent, play_match_with_openings, Agent, PlayerSpec, ResolvedConfig};
 
 use super::common::GameArgs;
 use crate::human::HumanAgent;
@@ -50,7 +50,7 @@ pub fn run(args: Args) -> Result<()> {
 fn agent<G: Game>(
     spec: &PlayerSpec,
     game: &G,
-    config: &RunConfig,
+    config: &ResolvedConfig,
     sims: usize,
     seed: u64,
 ) -> Result<Box<dyn Agent<G>>> {
@@ -69,7 +69,7 @@ fn agent<G: Game>(
 
 fn arena<G: Game>(
     initial: &G,
-    config: &RunConfig,
+    config: &ResolvedConfig,
     args: &Args,
     a: &PlayerSpec,
     b: &PlayerSpec,

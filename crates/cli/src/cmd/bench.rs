@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use zerosum_games::{with_game, Game};
 use zerosum_nn::{parse_device, Model, NetEvaluator};
-use zerosum_train::{self_play, RunConfig};
+use zerosum_train::{self_play, ResolvedConfig};
 
 use super::common::{resolve_with_checkpoint, GameArgs};
 
@@ -49,7 +49,7 @@ fn random_positions<G: Game>(initial: &G, count: usize, rng: &mut SmallRng) -> V
     out
 }
 
-fn bench<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
+fn bench<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()> {
     let device = parse_device(&config.device)?;
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let model = match &args.checkpoint {

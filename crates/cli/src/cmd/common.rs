@@ -121,7 +121,7 @@ impl AgentArgs {
 
     /// Simulations per move: `--sims`, else for a checkpoint the config's `play` budget
     /// ([`RunConfig::play_simulations`]), and for rollout MCTS [`DEFAULT_ROLLOUT_SIMS`].
-    pub fn sims(&self, config: &RunConfig) -> usize {
+    pub fn sims(&self, config: &ResolvedConfig) -> usize {
         match (self.sims, &self.checkpoint) {
             (Some(sims), _) => sims,
             (None, Some(_)) => config.play_simulations(),
@@ -132,7 +132,7 @@ impl AgentArgs {
 
 /// Gives libtorch the threads of a command that searches one position per network call
 /// (arena, accuracy, play, gtp, serve, uci): [`zerosum_train::match_torch_threads`].
-pub fn use_match_threads(config: &RunConfig) {
+pub fn use_match_threads(config: &ResolvedConfig) {
     zerosum_nn::set_torch_threads(zerosum_train::match_torch_threads(config.torch_threads));
 }
 

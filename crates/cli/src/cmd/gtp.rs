@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use zerosum_games::registry::FromAnyGame;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
-use zerosum_train::{build_agent, RunConfig};
+use zerosum_train::{build_agent, ResolvedConfig};
 
 use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
 use crate::protocol::gtp::{registry_rebuild, run_loop, GtpEngine};
@@ -24,7 +24,7 @@ pub fn run(args: Args) -> Result<()> {
     with_game!(&game, g => serve(g, &config, &args))
 }
 
-fn serve<G: Game + FromAnyGame>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
+fn serve<G: Game + FromAnyGame>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()> {
     let spec = args.agent.spec();
     let sims = args.agent.sims(config);
     super::common::use_match_threads(config);

@@ -5,7 +5,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::{with_game, Game, Player};
 use zerosum_nn::parse_device;
-use zerosum_train::{build_agent, RunConfig};
+use zerosum_train::{build_agent, ResolvedConfig};
 
 use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
 use crate::human::{read_move, HumanInput};
@@ -32,7 +32,7 @@ pub fn run(args: Args) -> Result<()> {
     with_game!(&game, g => play(g, &config, &args))
 }
 
-fn play<G: Game>(initial: &G, config: &RunConfig, args: &Args) -> Result<()> {
+fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()> {
     let spec = args.agent.spec();
     let sims = args.agent.sims(config);
     super::common::use_match_threads(config);

@@ -6,7 +6,7 @@ use std::net::TcpListener;
 use anyhow::{bail, Context, Result};
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
-use zerosum_train::RunConfig;
+use zerosum_train::ResolvedConfig;
 
 use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
 use crate::web::api::{Engine, Info};
@@ -38,7 +38,12 @@ pub fn run(args: Args) -> Result<()> {
     with_game!(&game, g => serve(g, &short_name, &config, &args))
 }
 
-fn serve<G: Game>(initial: &G, short_name: &str, config: &RunConfig, args: &Args) -> Result<()> {
+fn serve<G: Game>(
+    initial: &G,
+    short_name: &str,
+    config: &ResolvedConfig,
+    args: &Args,
+) -> Result<()> {
     let sims = args.agent.sims(config);
     super::common::use_match_threads(config);
     if sims == 0 || sims > args.max_sims {

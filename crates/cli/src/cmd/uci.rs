@@ -7,6 +7,7 @@ use anyhow::{bail, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::registry::AnyGame;
+use zerosum_games::Game;
 use zerosum_nn::{parse_device, Model, NetEvaluator};
 use zerosum_search::{Algorithm, EvalCache, Evaluator, RolloutEvaluator};
 
@@ -27,7 +28,7 @@ pub struct Args {
 
 pub fn run(mut args: Args) -> Result<()> {
     if args.game.game.is_none() && args.game.config.is_none() && args.checkpoint.is_none() {
-        args.game.game = Some("chess".to_string());
+        args.game.game = Some(zerosum_games::chess::Chess::new().name());
     }
     if !(1..=1_000_000).contains(&args.sims) {
         bail!("--sims must be from 1 to 1000000, got {}", args.sims);
