@@ -60,7 +60,7 @@ pub struct SearchConfig {
     /// ([`Game::is_repetition`](zerosum_games::Game::is_repetition)) as a draw, unexpanded
     /// (Leela Chess Zero): the side ahead looks for progress instead of shuffling into a
     /// threefold repetition. Only games that report repetitions are affected. Off by
-    /// default: it did not raise the chess checkpoint's score (docs/results.md).
+    /// default: it did not raise the chess checkpoint's score (docs/results/chess.md).
     pub repetition_draws: bool,
     /// Each ply (one action, whoever makes it) between a position and a value backed up to
     /// it multiplies that value by this, so that a nearer win counts for more and a nearer

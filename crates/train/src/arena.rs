@@ -15,7 +15,7 @@ use crate::record::GameRecord;
 /// libtorch threads for matches played one game at a time: `configured` when the config
 /// sets it, else 1. Each search evaluates one position per call, where a second thread costs
 /// more than it gives (2 cores, ms a move: connect four 20.3 against 22.4, chess 73.5
-/// against 79.5; docs/results.md).
+/// against 79.5; docs/results/connect4.md).
 pub fn match_torch_threads(configured: usize) -> usize {
     configured.max(1)
 }
