@@ -12,6 +12,9 @@ pub enum NnError {
         /// The path as given, without extension.
         path: PathBuf,
     },
+    /// The weights could not be written as safetensors.
+    #[error("cannot write the checkpoint's weights: {0}")]
+    Serialize(String),
     /// The checkpoint's files exist but could not be read.
     #[error("corrupt checkpoint {path}: {reason}")]
     CorruptCheckpoint {

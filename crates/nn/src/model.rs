@@ -3,6 +3,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
 use tch::{nn, Device, Kind, Tensor};
 use zerosum_games::Game;
@@ -137,27 +138,104 @@ impl Model {
         Ok(copy)
     }
 
+    /// The checkpoint as bytes: the weights in safetensors format (dotted names, f32 on
+    /// the CPU, loadable from PyTorch) and the metadata as JSON. A run store writes these
+    /// two objects wherever it keeps them.
+    pub fn to_bytes(&self) -> Result<CheckpointBytes, NnError> {
+        let mut variables: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
+        variables.sort_by(|a, b| a.0.cmp(&b.0));
+        let data: Vec<(String, Vec<usize>, Vec<u8>)> = variables
+            .iter()
+            .map(|(name, tensor)| {
+                let flat = tensor
+                    .to_device(Device::Cpu)
+                    .to_kind(Kind::Float)
+                    .view([-1]);
+                let values = Vec::<f32>::try_from(&flat)?;
+                let shape = tensor.size().iter().map(|&d| d as usize).collect();
+                let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                Ok((name.clone(), shape, bytes))
+            })
+            .collect::<Result<_, tch::TchError>>()?;
+        let views = data
+            .iter()
+            .map(|(name, shape, bytes)| {
+                TensorView::new(Dtype::F32, shape.clone(), bytes).map(|view| (name.as_str(), view))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| NnError::Serialize(e.to_string()))?;
+        let weights = safetensors::tensor::serialize(views, &None)
+            .map_err(|e| NnError::Serialize(e.to_string()))?;
+        let meta = serde_json::to_vec_pretty(&self.meta).expect("metadata serialises");
+        Ok(CheckpointBytes { weights, meta })
+    }
+
+    /// Builds the model a checkpoint's bytes hold for `game`; `origin` (a file or a URL)
+    /// names them in errors. Fails with a clear error if they are corrupt, for another
+    /// game, or for another observation or action shape.
+    pub fn from_bytes<G: Game>(
+        bytes: &CheckpointBytes,
+        game: &G,
+        device: Device,
+        origin: &Path,
+    ) -> Result<Model, NnError> {
+        let corrupt = |reason: String| NnError::CorruptCheckpoint {
+            path: origin.to_path_buf(),
+            reason,
+        };
+        let meta: CheckpointMeta =
+            serde_json::from_slice(&bytes.meta).map_err(|e| corrupt(e.to_string()))?;
+        check_fits(&meta, game, origin)?;
+        let mut model = Model::new(
+            &meta.game,
+            &meta.model,
+            meta.obs_shape,
+            meta.num_actions,
+            device,
+        )?;
+        let tensors =
+            SafeTensors::deserialize(&bytes.weights).map_err(|e| corrupt(e.to_string()))?;
+        for (name, mut variable) in model.vs.variables() {
+            let view = tensors
+                .tensor(&name)
+                .map_err(|_| corrupt(format!("no weight named {name}")))?;
+            let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
+            if view.dtype() != Dtype::F32 || shape != variable.size() {
+                return Err(corrupt(format!(
+                    "weight {name} is {:?} {:?}, expected F32 {:?}",
+                    view.dtype(),
+                    shape,
+                    variable.size()
+                )));
+            }
+            let values: Vec<f32> = view
+                .data()
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            let source = Tensor::from_slice(&values)
+                .view(shape.as_slice())
+                .to_device(device);
+            tch::no_grad(|| variable.f_copy_(&source))?;
+        }
+        model.meta = meta;
+        Ok(model)
+    }
+
     /// Writes `<base>.safetensors` and `<base>.json`, each to a temporary name first and
     /// then renamed, so a crash never leaves a half-written checkpoint under the real name.
     pub fn save(&self, base: &Path) -> Result<(), NnError> {
-        let weights = with_extension(base, "safetensors");
-        let sidecar = with_extension(base, "json");
-        let tmp_weights = with_extension(base, "tmp.safetensors");
-        let tmp_sidecar = with_extension(base, "tmp.json");
-        self.vs.save(&tmp_weights)?;
-        let json = serde_json::to_string_pretty(&self.meta).expect("metadata serialises");
-        fs::write(&tmp_sidecar, json).map_err(|source| NnError::Io {
-            path: tmp_sidecar.clone(),
-            source,
-        })?;
-        fs::rename(&tmp_weights, &weights).map_err(|source| NnError::Io {
-            path: weights,
-            source,
-        })?;
-        fs::rename(&tmp_sidecar, &sidecar).map_err(|source| NnError::Io {
-            path: sidecar,
-            source,
-        })?;
+        let bytes = self.to_bytes()?;
+        for (extension, data) in [("safetensors", &bytes.weights), ("json", &bytes.meta)] {
+            let path = with_extension(base, extension);
+            let tmp = with_extension(base, &format!("tmp.{extension}"));
+            let io = |source| NnError::Io {
+                path: tmp.clone(),
+                source,
+            };
+            fs::write(&tmp, data).map_err(io)?;
+            fs::rename(&tmp, &path).map_err(io)?;
+        }
         Ok(())
     }
 
@@ -181,52 +259,53 @@ impl Model {
     /// Loads a checkpoint for `game`; fails with a clear error if it is missing, corrupt,
     /// for another game, or built for another observation or action shape.
     pub fn load<G: Game>(path: &Path, game: &G, device: Device) -> Result<Model, NnError> {
-        let (base, meta) = Model::read_meta(path)?;
-        let name = game.name();
-        if meta.game != name {
-            return Err(NnError::GameMismatch {
-                path: base,
-                expected: name,
-                found: meta.game,
-            });
-        }
-        let shape = |obs: [usize; 3], actions: usize| {
-            format!(
-                "{}x{}x{} observations and {actions} actions",
-                obs[0], obs[1], obs[2]
-            )
+        let base = checkpoint_base(path)?;
+        let read = |extension: &str| {
+            let path = with_extension(&base, extension);
+            fs::read(&path).map_err(|source| NnError::Io { path, source })
         };
-        if (meta.obs_shape, meta.num_actions) != (game.obs_shape(), game.num_actions()) {
-            return Err(NnError::ShapeMismatch {
-                path: base,
-                game: name,
-                expected: shape(game.obs_shape(), game.num_actions()),
-                found: shape(meta.obs_shape, meta.num_actions),
-            });
-        }
-        let mut model = Model::new(
-            &meta.game,
-            &meta.model,
-            meta.obs_shape,
-            meta.num_actions,
-            device,
-        )?;
-        let weights = with_extension(&base, "safetensors");
-        model
-            .vs
-            .load(&weights)
-            .map_err(|e| NnError::CorruptCheckpoint {
-                path: weights.clone(),
-                reason: e
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or("unreadable")
-                    .to_string(),
-            })?;
-        model.meta = meta;
-        Ok(model)
+        let bytes = CheckpointBytes {
+            meta: read("json")?,
+            weights: read("safetensors")?,
+        };
+        Model::from_bytes(&bytes, game, device, &base)
     }
+}
+
+/// A checkpoint in memory: the two objects a run store keeps for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckpointBytes {
+    /// The weights, in safetensors format.
+    pub weights: Vec<u8>,
+    /// The [`CheckpointMeta`] as JSON.
+    pub meta: Vec<u8>,
+}
+
+/// Fails unless a checkpoint described by `meta` plays `game`'s positions.
+fn check_fits<G: Game>(meta: &CheckpointMeta, game: &G, origin: &Path) -> Result<(), NnError> {
+    let name = game.name();
+    if meta.game != name {
+        return Err(NnError::GameMismatch {
+            path: origin.to_path_buf(),
+            expected: name,
+            found: meta.game.clone(),
+        });
+    }
+    let shape = |obs: [usize; 3], actions: usize| {
+        format!(
+            "{}x{}x{} observations and {actions} actions",
+            obs[0], obs[1], obs[2]
+        )
+    };
+    if (meta.obs_shape, meta.num_actions) != (game.obs_shape(), game.num_actions()) {
+        return Err(NnError::ShapeMismatch {
+            path: origin.to_path_buf(),
+            game: name,
+            expected: shape(game.obs_shape(), game.num_actions()),
+            found: shape(meta.obs_shape, meta.num_actions),
+        });
+    }
+    Ok(())
 }
 
 /// `base` with `.ext` appended (not replacing: `gen-0003` becomes `gen-0003.json`).

@@ -251,6 +251,83 @@ fn save_then_load_gives_bit_identical_outputs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A checkpoint as bytes (what a run store keeps) comes back as the same model; bytes that
+/// are cut short, or name no weight the model has, are refused with a one-line error.
+#[test]
+fn checkpoint_bytes_round_trip_and_bad_bytes_are_refused() {
+    let _torch = seeded_torch(9);
+    let game = ConnectFour::new();
+    let batch = batch(&positions(&game, 6, 9));
+    let origin = std::path::Path::new("memory");
+    for family in FAMILIES {
+        let model = new_model(&game, &tiny_config(family));
+        let bytes = model.to_bytes().unwrap();
+        let back = Model::from_bytes(&bytes, &game, Device::Cpu, origin).unwrap();
+        assert_eq!(
+            outputs(&back, &batch, false),
+            outputs(&model, &batch, false)
+        );
+        assert_eq!(
+            back.to_bytes().unwrap(),
+            bytes,
+            "{family:?}: bytes are stable"
+        );
+        let cut = zerosum_nn::CheckpointBytes {
+            weights: bytes.weights[..bytes.weights.len() / 2].to_vec(),
+            ..bytes.clone()
+        };
+        let other_family = if family == Family::Mlp {
+            Family::Resnet
+        } else {
+            Family::Mlp
+        };
+        let foreign = zerosum_nn::CheckpointBytes {
+            weights: new_model(&game, &tiny_config(other_family))
+                .to_bytes()
+                .unwrap()
+                .weights,
+            ..bytes.clone()
+        };
+        for bad in [cut, foreign] {
+            let Err(err) = Model::from_bytes(&bad, &game, Device::Cpu, origin) else {
+                panic!("{family:?}: bad bytes were accepted")
+            };
+            let err = err.to_string();
+            assert!(
+                err.starts_with("corrupt checkpoint memory") && !err.contains('\n'),
+                "{err}"
+            );
+        }
+    }
+}
+
+/// Checkpoints written before the weights went through bytes (libtorch's own safetensors
+/// writer) still load.
+#[test]
+fn checkpoints_written_by_libtorch_still_load() {
+    let _torch = seeded_torch(10);
+    let game = TicTacToe::new();
+    let batch = batch(&positions(&game, 4, 10));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("zerosum-nn-libtorch-writer");
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = new_model(&game, &tiny_config(Family::Resnet));
+    let base = dir.join("old");
+    model
+        .var_store()
+        .save(zerosum_nn::with_extension(&base, "safetensors"))
+        .unwrap();
+    std::fs::write(
+        zerosum_nn::with_extension(&base, "json"),
+        serde_json::to_string(model.meta()).unwrap(),
+    )
+    .unwrap();
+    let loaded = Model::load(&base, &game, Device::Cpu).unwrap();
+    assert_eq!(
+        outputs(&loaded, &batch, false),
+        outputs(&model, &batch, false)
+    );
+}
+
 #[test]
 fn dropout_is_active_in_training_only() {
     let _torch = seeded_torch(6);
