@@ -11,7 +11,7 @@ use rand::SeedableRng;
 use zerosum_games::connect_four::ConnectFour;
 use zerosum_games::tic_tac_toe::TicTacToe;
 use zerosum_games::Game;
-use zerosum_nn::{Device, Family, Learner, LearnerConfig, Model, ModelConfig, NetEvaluator};
+use zerosum_nn::{Batch, Device, Family, Learner, LearnerConfig, Model, ModelConfig, NetEvaluator};
 use zerosum_search::{search_one, EvalCache, SearchConfig, Tree};
 
 use common::{
@@ -135,6 +135,40 @@ fn resnet_weights_keep_their_names() {
             tower_names(&[("conv1", "bn1"), ("conv2", "bn2")], 2, reply_head)
         );
     }
+}
+
+/// Whether every position of `batch` gets the same outputs (up to float rounding, which
+/// differs by row in a batched matrix product) once the convolutions of the model's one
+/// block are zeroed: with nothing passed around the block, nothing of the input reaches the
+/// heads.
+fn blind_with_zeroed_block(family: Family, block_convs: &[&str], batch: &Batch) -> bool {
+    let game = TicTacToe::new();
+    let model = new_model(&game, &tiny_config(family));
+    let variables = model.var_store().variables();
+    {
+        let _guard = tch::no_grad_guard();
+        for conv in block_convs {
+            let mut weight = variables[&format!("trunk.blocks.0.{conv}.weight")].shallow_clone();
+            let _ = weight.zero_();
+        }
+    }
+    let (policy, values) = outputs(&model, batch, false);
+    let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5);
+    let rows: Vec<&[f32]> = policy.chunks(game.num_actions()).collect();
+    rows.iter().all(|row| same(row, rows[0])) && same(&values, &vec![values[0]; values.len()])
+}
+
+#[test]
+fn conv_blocks_have_no_skip_connection() {
+    let _torch = seeded_torch(3);
+    let batch = batch(&positions(&TicTacToe::new(), 6, 3));
+    assert!(blind_with_zeroed_block(Family::Conv, &["conv"], &batch));
+    // The control: resnet's skip connection carries the stem's features past the block.
+    assert!(!blind_with_zeroed_block(
+        Family::Resnet,
+        &["conv1", "conv2"],
+        &batch
+    ));
 }
 
 /// Softmax of `logits` over the `legal` actions, zero elsewhere.
