@@ -2,9 +2,9 @@
 //! same [`Game`] contract as the built-in games.
 //!
 //! [`DynPosition`] is the object-safe mirror of [`Game`]: a foreign game implements it
-//! directly, and any `Game` can be boxed as one with [`DynGame::from_game`]. [`DynGame`] boxes one and is itself a `Game`, so
-//! search, training and every front end run it through the same generic code
-//! ([`crate::registry::AnyGame::Dynamic`]).
+//! directly, and any `Game` can be boxed as one with [`DynGame::from_game`]. [`DynGame`]
+//! boxes one and is itself a `Game`, so search, training and every front end run it
+//! through the same generic code ([`crate::registry::AnyGame::Dynamic`]).
 
 use std::any::Any;
 use std::fmt;

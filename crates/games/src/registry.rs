@@ -238,7 +238,8 @@ pub fn game_names() -> Vec<String> {
 
 /// The entry named `name` (the part of a spec before any colon).
 pub fn entry(name: &str) -> Option<GameEntry> {
-    entries().into_iter().find(|e| e.name == name.trim())
+    let table = TABLE.read().unwrap_or_else(|e| e.into_inner());
+    table.iter().find(|e| e.name == name.trim()).cloned()
 }
 
 /// Adds a game to the table at run time (a game written in Python); its `build` returns

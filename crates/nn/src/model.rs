@@ -84,6 +84,22 @@ impl Model {
         Ok(Model { vs, net, meta })
     }
 
+    /// A freshly initialised network of shape `config` for `game`'s observations and
+    /// actions.
+    pub fn for_game<G: Game>(
+        game: &G,
+        config: &ModelConfig,
+        device: Device,
+    ) -> Result<Model, NnError> {
+        Model::new(
+            &game.name(),
+            config,
+            game.obs_shape(),
+            game.num_actions(),
+            device,
+        )
+    }
+
     /// The checkpoint metadata (step and generation as last set).
     pub fn meta(&self) -> &CheckpointMeta {
         &self.meta

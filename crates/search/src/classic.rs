@@ -148,20 +148,13 @@ mod tests {
     use zerosum_games::tic_tac_toe::TicTacToe;
 
     use super::*;
-
-    fn position(moves: &[&str]) -> TicTacToe {
-        let mut game = TicTacToe::new();
-        for mv in moves {
-            game.play_notation(mv).unwrap();
-        }
-        game
-    }
+    use crate::testutil::position;
 
     #[test]
     fn a_playout_ends_the_game_and_scores_it_for_the_player_asked() {
         let mut rng = SmallRng::seed_from_u64(1);
-        // X to move wins at once with a3 or loses to nothing: every playout is a win or
-        // a draw for X, never a loss, on a board where O cannot complete a line first.
+        // From an unfinished board every playout ends in a win, a draw or a loss; from a
+        // finished board it is that board's result, seen from the player asked.
         let won = position(&["a1", "b1", "a2", "b2"]);
         for _ in 0..50 {
             let x = random_playout(&won, Player::FIRST, &mut rng);

@@ -30,6 +30,16 @@ pub fn add_dirichlet_noise(
     }
 }
 
+/// The search's own noise (`search.dirichlet_alpha`, `search.dirichlet_epsilon`) on `priors`.
+fn add_configured_noise(priors: &mut [(Action, f32)], config: &SearchConfig, rng: &mut impl Rng) {
+    add_dirichlet_noise(
+        priors,
+        config.dirichlet_alpha,
+        config.dirichlet_epsilon,
+        rng,
+    );
+}
+
 /// Whether the root of `tree` gets noise: a self-play search with PUCT.
 fn noised<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> bool {
     tree.mode == SearchMode::SelfPlay && config.algorithm == Algorithm::Puct
@@ -44,12 +54,7 @@ pub(crate) fn noise_new_root<G: Game>(
     rng: &mut impl Rng,
 ) {
     if leaf == NodeId::ROOT && noised(tree, config) {
-        add_dirichlet_noise(
-            priors,
-            config.dirichlet_alpha,
-            config.dirichlet_epsilon,
-            rng,
-        );
+        add_configured_noise(priors, config, rng);
     }
 }
 
@@ -68,12 +73,7 @@ pub(crate) fn noise_expanded_root<G: Game>(
         .iter()
         .map(|&c| (tree.node(c).action, tree.node(c).prior))
         .collect();
-    add_dirichlet_noise(
-        &mut priors,
-        config.dirichlet_alpha,
-        config.dirichlet_epsilon,
-        rng,
-    );
+    add_configured_noise(&mut priors, config, rng);
     for (id, (_, p)) in ids.into_iter().zip(priors) {
         tree.node_mut(id).prior = p;
     }

@@ -10,12 +10,12 @@ use crate::tree::{Bound, NodeId, SearchMode, Tree};
 
 /// The PUCT score of a child worth `q` to the parent's mover, with prior `prior` and
 /// `visits` visits, under a parent with `sqrt_parent_visits = sqrt(N)`.
-pub(crate) fn score(q: f32, prior: f32, visits: f32, sqrt_parent_visits: f32, c_puct: f32) -> f32 {
+fn score(q: f32, prior: f32, visits: f32, sqrt_parent_visits: f32, c_puct: f32) -> f32 {
     q + c_puct * prior * sqrt_parent_visits / (1.0 + visits)
 }
 
 /// The first-play-urgency value of an unvisited child, from the parent's view.
-pub(crate) fn fpu_value(fpu: Fpu, parent_value: f32) -> f32 {
+fn fpu_value(fpu: Fpu, parent_value: f32) -> f32 {
     match fpu {
         Fpu::Reduction(r) => parent_value - r,
         Fpu::Absolute(v) => v,

@@ -338,15 +338,7 @@ mod tests {
 
     use super::*;
     use crate::evaluator::UniformEvaluator;
-    use crate::testutil::Skewed;
-
-    fn position(moves: &[&str]) -> TicTacToe {
-        let mut game = TicTacToe::new();
-        for mv in moves {
-            game.play_notation(mv).unwrap();
-        }
-        game
-    }
+    use crate::testutil::{position, Skewed};
 
     fn root_priors<G: Game>(tree: &Tree<G>) -> Vec<(Action, f32)> {
         tree.root()

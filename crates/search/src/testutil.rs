@@ -6,6 +6,15 @@ use zerosum_games::{Game, Player};
 use crate::evaluator::Evaluator;
 use crate::tree::{Bound, NodeId, Tree};
 
+/// Tic-tac-toe after `moves` in notation (`a1`, `b2`, ...).
+pub fn position(moves: &[&str]) -> TicTacToe {
+    let mut game = TicTacToe::new();
+    for mv in moves {
+        game.play_notation(mv).unwrap();
+    }
+    game
+}
+
 /// One root child of a hand-built tree.
 #[derive(Clone, Copy)]
 pub struct Child {

@@ -174,11 +174,6 @@ impl<G: Game> Tree<G> {
         crate::noise::noise_expanded_root(self, config, rng);
     }
 
-    /// What the search now running is for.
-    pub fn mode(&self) -> SearchMode {
-        self.mode
-    }
-
     /// The position at the root.
     pub fn root_position(&self) -> &G {
         &self.root_position

@@ -315,13 +315,6 @@ impl ResolvedConfig {
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
-
-    /// The config with one change made after it was checked, checked again.
-    pub fn with(&self, change: impl FnOnce(&mut RunConfig)) -> Result<ResolvedConfig, TrainError> {
-        let mut config = self.config.clone();
-        change(&mut config);
-        config.resolve()
-    }
 }
 
 impl std::ops::Deref for ResolvedConfig {

@@ -70,34 +70,32 @@ impl FromStr for PlayerSpec {
             "random" if rest.is_empty() => Ok(PlayerSpec::Random),
             "perfect" if rest.is_empty() => Ok(PlayerSpec::Perfect),
             "human" if rest.is_empty() => Ok(PlayerSpec::Human),
-            "mcts" => match rest.parse::<usize>() {
-                Ok(sims) if sims > 0 => Ok(PlayerSpec::Mcts { sims }),
-                _ => Err(bad("mcts needs a positive simulation count, like mcts:400")),
+            "mcts" => match positive(rest) {
+                Some(sims) => Ok(PlayerSpec::Mcts { sims }),
+                None => Err(bad("mcts needs a positive simulation count, like mcts:400")),
             },
-            "mc" => match rest.parse::<usize>() {
-                Ok(playouts) if playouts > 0 => Ok(PlayerSpec::Mc { playouts }),
-                _ => Err(bad("mc needs a positive playout count, like mc:1000")),
+            "mc" => match positive(rest) {
+                Some(playouts) => Ok(PlayerSpec::Mc { playouts }),
+                None => Err(bad("mc needs a positive playout count, like mc:1000")),
             },
             "uct" => {
-                let (count, options) = rest.split_once(',').unwrap_or((rest, ""));
-                let playouts = count
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&n| n > 0)
+                let mut parts = rest.split(',');
+                let playouts = parts
+                    .next()
+                    .and_then(positive)
                     .ok_or_else(|| bad("uct needs a positive playout count, like uct:1000"))?;
                 let mut c = zerosum_search::UCT_C;
-                for option in options.split(',').filter(|o| !o.is_empty()) {
-                    match option.split_once('=') {
-                        Some(("c", value)) => {
-                            c = value
-                                .parse::<f32>()
-                                .ok()
-                                .filter(|c| c.is_finite() && *c >= 0.0)
-                                .ok_or_else(|| bad("c must be a number of at least 0"))?
-                        }
-                        _ => return Err(bad(&format!("unknown option '{option}'"))),
+                read_options(parts, &bad, |key, value| {
+                    if key != "c" {
+                        return Ok(false);
                     }
-                }
+                    c = value
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|c| c.is_finite() && *c >= 0.0)
+                        .ok_or_else(|| bad("c must be a number of at least 0"))?;
+                    Ok(true)
+                })?;
                 Ok(PlayerSpec::Uct { playouts, c })
             }
             "checkpoint" => {
@@ -107,19 +105,15 @@ impl FromStr for PlayerSpec {
                     .filter(|p| !p.is_empty())
                     .ok_or_else(|| bad("missing path"))?;
                 let mut sims = None;
-                for option in parts {
-                    match option.split_once('=') {
-                        Some(("sims", n)) => {
-                            sims = Some(
-                                n.parse::<usize>()
-                                    .ok()
-                                    .filter(|&n| n > 0)
-                                    .ok_or_else(|| bad("sims must be a positive integer"))?,
-                            )
-                        }
-                        _ => return Err(bad(&format!("unknown option '{option}'"))),
+                read_options(parts, &bad, |key, value| {
+                    if key != "sims" {
+                        return Ok(false);
                     }
-                }
+                    sims = Some(
+                        positive(value).ok_or_else(|| bad("sims must be a positive integer"))?,
+                    );
+                    Ok(true)
+                })?;
                 Ok(PlayerSpec::Checkpoint {
                     path: PathBuf::from(path),
                     sims,
@@ -135,6 +129,30 @@ impl FromStr for PlayerSpec {
             _ => Err(bad("unknown player kind")),
         }
     }
+}
+
+/// A whole number of at least 1.
+fn positive(text: &str) -> Option<usize> {
+    text.parse::<usize>().ok().filter(|&n| n > 0)
+}
+
+/// Hands each `key=value` option of a player spec to `take`, which reads it or answers
+/// `false` for a key it does not know; an unknown option, or one without `=`, is an error.
+fn read_options<'a>(
+    options: impl Iterator<Item = &'a str>,
+    bad: &impl Fn(&str) -> TrainError,
+    mut take: impl FnMut(&str, &str) -> Result<bool, TrainError>,
+) -> Result<(), TrainError> {
+    for option in options {
+        let known = match option.split_once('=') {
+            Some((key, value)) => take(key, value)?,
+            None => false,
+        };
+        if !known {
+            return Err(bad(&format!("unknown option '{option}'")));
+        }
+    }
+    Ok(())
 }
 
 impl std::fmt::Display for PlayerSpec {
@@ -198,22 +216,36 @@ impl<G: Game> Agent<G> for RandomAgent {
 }
 
 /// The classic searches without a network: flat Monte Carlo (`mc:N`) and UCT (`uct:N`).
-pub struct ClassicAgent {
-    spec: PlayerSpec,
+pub enum ClassicAgent {
+    /// `mc:N`.
+    FlatMonteCarlo {
+        /// Playouts per move.
+        playouts: usize,
+    },
+    /// `uct:N[,c=C]`.
+    Uct {
+        /// Playouts per move.
+        playouts: usize,
+        /// The UCB1 exploration constant.
+        c: f32,
+    },
 }
 
 impl<G: Game> Agent<G> for ClassicAgent {
     fn name(&self) -> String {
-        self.spec.to_string()
+        match *self {
+            ClassicAgent::FlatMonteCarlo { playouts } => PlayerSpec::Mc { playouts },
+            ClassicAgent::Uct { playouts, c } => PlayerSpec::Uct { playouts, c },
+        }
+        .to_string()
     }
 
     fn choose(&mut self, position: &G, rng: &mut SmallRng) -> Result<Choice, TrainError> {
-        let choice = match self.spec {
-            PlayerSpec::Mc { playouts } => {
+        let choice = match *self {
+            ClassicAgent::FlatMonteCarlo { playouts } => {
                 zerosum_search::flat_monte_carlo(position, playouts, rng)
             }
-            PlayerSpec::Uct { playouts, c } => zerosum_search::uct(position, playouts, c, rng),
-            _ => unreachable!("a ClassicAgent is built from mc: and uct: specs only"),
+            ClassicAgent::Uct { playouts, c } => zerosum_search::uct(position, playouts, c, rng),
         };
         Ok(Choice {
             action: choice.action,
@@ -389,9 +421,13 @@ pub fn build_agent<G: Game>(
             },
             *sims,
         )),
-        PlayerSpec::Mc { .. } | PlayerSpec::Uct { .. } => {
-            Box::new(ClassicAgent { spec: spec.clone() })
-        }
+        PlayerSpec::Mc { playouts } => Box::new(ClassicAgent::FlatMonteCarlo {
+            playouts: *playouts,
+        }),
+        PlayerSpec::Uct { playouts, c } => Box::new(ClassicAgent::Uct {
+            playouts: *playouts,
+            c: *c,
+        }),
         PlayerSpec::Checkpoint { path, sims } => {
             let model = Model::load(path, game, device)?;
             let sims = sims.unwrap_or(default_sims);
@@ -475,6 +511,7 @@ mod tests {
             "uct",
             "uct:10,c=-1",
             "uct:10,depth=2",
+            "uct:10,",
         ] {
             let err = bad.parse::<PlayerSpec>().unwrap_err().to_string();
             assert!(!err.contains('\n') && err.contains(bad), "{err}");

@@ -144,13 +144,7 @@ pub fn train<G: Game>(
             device,
         )?
     } else {
-        let mut model = Model::new(
-            &initial.name(),
-            &config.model,
-            initial.obs_shape(),
-            initial.num_actions(),
-            device,
-        )?;
+        let mut model = Model::for_game(initial, &config.model, device)?;
         model.set_progress(0, 0);
         model.save(&store.local_path("checkpoints/gen-0000"))?;
         model.save(&latest)?;
@@ -726,14 +720,7 @@ mod tests {
             &[],
         )
         .unwrap();
-        let model = Model::new(
-            &game.name(),
-            &config.model,
-            game.obs_shape(),
-            game.num_actions(),
-            zerosum_nn::Device::Cpu,
-        )
-        .unwrap();
+        let model = Model::for_game(&game, &config.model, zerosum_nn::Device::Cpu).unwrap();
         let mut records = Vec::new();
         let counters = run_self_play(
             &game,

@@ -273,16 +273,7 @@ mod tests {
             batch_games: 4,
             ..Default::default()
         };
-        let mut records = Vec::new();
-        let counters = self_play(
-            &TicTacToe::new(),
-            &mut UniformEvaluator,
-            &search,
-            &config,
-            10,
-            &mut SmallRng::seed_from_u64(5),
-            |r| records.push(r),
-        );
+        let (records, counters) = play(&search, &config, 10, 5);
         assert_eq!(records.len(), 10);
         assert_eq!(counters.games, 10);
         for record in &records {
@@ -299,11 +290,13 @@ mod tests {
         assert!(counters.evaluations <= counters.simulations);
     }
 
-    /// Tic-tac-toe self-play with `search` and `config`: the records and the counters.
+    /// `games` tic-tac-toe self-play games with `search`, `config` and `seed`: the records
+    /// and the counters.
     fn play(
         search: &SearchConfig,
         config: &SelfPlayConfig,
         games: usize,
+        seed: u64,
     ) -> (Vec<GameRecord>, SelfPlayCounters) {
         let mut records = Vec::new();
         let counters = self_play(
@@ -312,7 +305,7 @@ mod tests {
             search,
             config,
             games,
-            &mut SmallRng::seed_from_u64(8),
+            &mut SmallRng::seed_from_u64(seed),
             |r| records.push(r),
         );
         (records, counters)
@@ -337,7 +330,7 @@ mod tests {
             fast_simulations: 2,
             ..Default::default()
         };
-        let (records, counters) = play(&search, &config, 40);
+        let (records, counters) = play(&search, &config, 40, 8);
         let moves: usize = records.iter().map(|r| r.actions.len()).sum();
         let mut recorded = 0;
         for record in &records {
@@ -370,7 +363,7 @@ mod tests {
             random_opening_plies: 3,
             ..Default::default()
         };
-        let (records, _) = play(&search, &config, 12);
+        let (records, _) = play(&search, &config, 12, 8);
         for record in &records {
             assert!(record.stats[..3].iter().all(Option::is_none), "{record:?}");
             assert!(record.stats[3..].iter().all(Option::is_some), "{record:?}");

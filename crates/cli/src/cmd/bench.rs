@@ -54,13 +54,7 @@ fn bench<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<(
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let model = match &args.checkpoint {
         Some(path) => Model::load(path, initial, device)?,
-        None => Model::new(
-            &initial.name(),
-            &config.model,
-            initial.obs_shape(),
-            initial.num_actions(),
-            device,
-        )?,
+        None => Model::for_game(initial, &config.model, device)?,
     };
     let mut rng = SmallRng::seed_from_u64(config.seed);
     println!(

@@ -5,8 +5,8 @@
 //! holding a piece, plus the text board) and one [`MoveView`] per legal move: its notation
 //! and the cells it involves ([`Game::move_cells`]). Each game draws itself through the
 //! optional layout part of the game contract ([`zerosum_games::layout`]); a game without
-//! one gets [`Style::Text`](zerosum_games::layout::Style::Text): its text board and its moves as buttons, which plays every
-//! game, if less prettily.
+//! one gets [`Style::Text`](zerosum_games::layout::Style::Text): its text board and its
+//! moves as buttons, which plays every game, if less prettily.
 
 use serde::Serialize;
 use zerosum_games::layout::BoardLayout;
@@ -81,10 +81,6 @@ mod tests {
 
     use super::*;
 
-    fn piece(player: Player, label: &str) -> Piece {
-        Piece::new(player, label)
-    }
-
     #[test]
     fn tictactoe_cells_are_actions() {
         let mut game = TicTacToe::new();
@@ -95,7 +91,7 @@ mod tests {
             (3, 3, Style::Marks)
         );
         // a1 is the bottom-left cell, row 2 of the grid.
-        assert_eq!(board.layout.cells[6], Some(piece(Player::FIRST, "X")));
+        assert_eq!(board.layout.cells[6], Some(Piece::new(Player::FIRST, "X")));
         assert_eq!(board.layout.cells.iter().flatten().count(), 1);
         let moves = describe_moves(&game);
         assert_eq!(moves.len(), 8);
@@ -115,7 +111,7 @@ mod tests {
         let board = describe_board(&game);
         assert_eq!(
             board.layout.cells[5 * 7 + 3],
-            Some(piece(Player::FIRST, ""))
+            Some(Piece::new(Player::FIRST, ""))
         );
         assert_eq!(board.layout.col_labels.join(""), "abcdefg");
     }

@@ -40,14 +40,7 @@ pub fn tiny_config(family: Family) -> ModelConfig {
 
 /// A freshly initialised model for `game` on the CPU.
 pub fn new_model<G: Game>(game: &G, config: &ModelConfig) -> Model {
-    Model::new(
-        &game.name(),
-        config,
-        game.obs_shape(),
-        game.num_actions(),
-        Device::Cpu,
-    )
-    .expect("a valid test config")
+    Model::for_game(game, config, Device::Cpu).expect("a valid test config")
 }
 
 /// The bias of the layer that writes the policy logits.

@@ -113,7 +113,7 @@ pub fn ladder_players(
     for spec in anchors {
         if let PlayerSpec::Checkpoint { .. } | PlayerSpec::Human = spec {
             return Err(TrainError::BadPlayer {
-                spec: spec_name(spec),
+                spec: spec.to_string(),
                 reason: "an anchor must be random, perfect, mcts:N, uct:N, mc:N or gtp:COMMAND"
                     .to_string(),
             });
@@ -155,15 +155,11 @@ pub fn ladder_players(
 
 fn anchor(spec: PlayerSpec) -> LadderPlayer {
     LadderPlayer {
-        name: spec_name(&spec),
+        name: spec.to_string(),
         spec,
         generation: None,
         step: None,
     }
-}
-
-fn spec_name(spec: &PlayerSpec) -> String {
-    spec.to_string()
 }
 
 /// The matches to play, as pairs of indices into `players`: every checkpoint against every
@@ -382,14 +378,8 @@ mod tests {
             ..RunConfig::default()
         };
         let game = TicTacToe::new();
-        let mut model = zerosum_nn::Model::new(
-            &game.name(),
-            &config.model,
-            game.obs_shape(),
-            game.num_actions(),
-            zerosum_nn::Device::Cpu,
-        )
-        .unwrap();
+        let mut model =
+            zerosum_nn::Model::for_game(&game, &config.model, zerosum_nn::Device::Cpu).unwrap();
         for generation in [0, 2] {
             model.set_progress(generation * 5, generation);
             model
