@@ -22,6 +22,10 @@ struct Cli {
 enum Command {
     /// Train an agent by self-play (resumable with --resume)
     Train(cmd::train::Args),
+    /// Play self-play games for a run on this machine (asynchronous runs; any number of actors)
+    Actor(cmd::actor::Args),
+    /// Evaluate a run's checkpoints against its baselines (--follow: as the learner publishes)
+    Evaluate(cmd::evaluate::Args),
     /// Play against an agent in the terminal
     Play(cmd::play::Args),
     /// Play a match between two players and report the score and Elo difference
@@ -84,6 +88,8 @@ fn main() -> ExitCode {
         .init();
     let result = match cli.command {
         Command::Train(args) => cmd::train::run(args),
+        Command::Actor(args) => cmd::actor::run(args),
+        Command::Evaluate(args) => cmd::evaluate::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Arena(args) => cmd::arena::run(args),
         Command::Gtp(args) => cmd::gtp::run(args),

@@ -305,12 +305,13 @@ fn train_then_resume_then_play_from_the_checkpoint() {
     let output = zerosum(&args, "", &dir);
     succeeded(&output);
     for file in [
+        "run.json",
         "config.toml",
-        "metrics.jsonl",
-        "games/gen-0001.jsonl",
-        "games/gen-0002.jsonl",
-        "checkpoints/latest.safetensors",
-        "checkpoints/latest.json",
+        "metrics/gen-0002-2-learn.json",
+        "games/gen-0001/0000.jsonl",
+        "games/gen-0002/0000.jsonl",
+        "checkpoints/latest",
+        "checkpoints/gen-0002.safetensors",
         "checkpoints/gen-0002.json",
     ] {
         assert!(dir.join("run").join(file).exists(), "missing {file}");
@@ -332,9 +333,10 @@ fn train_then_resume_then_play_from_the_checkpoint() {
         &dir,
     );
     succeeded(&output);
-    let games = std::fs::read_to_string(dir.join("run/games/gen-0003.jsonl")).unwrap();
+    // Sixteen games in batches of self_play.games_per_batch (16).
+    let games = std::fs::read_to_string(dir.join("run/games/gen-0003/0000.jsonl")).unwrap();
     assert_eq!(games.lines().count(), 16);
-    assert!(!dir.join("run/games/gen-0004.jsonl").exists());
+    assert!(!dir.join("run/games/gen-0004").exists());
     // The checkpoint plays, without naming the game (it is in the checkpoint).
     let output = zerosum(
         &[

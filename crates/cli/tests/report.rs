@@ -27,11 +27,17 @@ fn succeed(args: &[&str], dir: &Path) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// The run's ladder events: one object each in run/metrics/, in name order.
 fn ladder_lines(dir: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(dir.join("run/metrics.jsonl"))
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir.join("run/metrics"))
         .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .map(|l| serde_json::from_str::<serde_json::Value>(&l).unwrap())
         .filter(|v| v["event"] == "ladder")
         .collect()
 }
@@ -106,15 +112,19 @@ fn report_ladder_and_replay_on_a_tiny_run() {
     assert!(stdout.contains("generation 2: "), "{stdout}");
     assert!(stdout.contains("Elo over random"), "{stdout}");
     let first = ladder_lines(&dir);
-    // random, mcts:16, gen-0000 and gen-0002 (latest is generation 2 too).
+    // random, mcts:16 and every checkpoint kept: with arena.every=1, each generation's
+    // stays for an evaluator that follows the run.
     let players: Vec<&str> = first
         .iter()
         .map(|v| v["player"].as_str().unwrap())
         .collect();
-    assert_eq!(players, ["random", "mcts:16", "gen-0000", "gen-0002"]);
+    assert_eq!(
+        players,
+        ["random", "mcts:16", "gen-0000", "gen-0001", "gen-0002"]
+    );
     assert_eq!(first[0]["elo"], 0.0);
-    assert_eq!(first[3]["generation"], 2);
-    assert_eq!(first[3]["checkpoint"], "checkpoints/gen-0002");
+    assert_eq!(first[4]["generation"], 2);
+    assert_eq!(first[4]["checkpoint"], "checkpoints/gen-0002");
     for v in &first {
         let (low, elo, high) = (
             v["low"].as_f64().unwrap(),
@@ -125,8 +135,8 @@ fn report_ladder_and_replay_on_a_tiny_run() {
     }
     succeed(&ladder, &dir);
     let both = ladder_lines(&dir);
-    assert_eq!(both.len(), 8);
-    for (a, b) in both[..4].iter().zip(&both[4..]) {
+    assert_eq!(both.len(), 10);
+    for (a, b) in both[..5].iter().zip(&both[5..]) {
         assert_eq!(
             (a["player"].clone(), a["elo"].clone(), a["low"].clone()),
             (b["player"].clone(), b["elo"].clone(), b["low"].clone())
@@ -147,7 +157,12 @@ fn report_ladder_and_replay_on_a_tiny_run() {
 
     // Replay with stdin closed prints every position of the game and exits.
     let stdout = succeed(
-        &["replay", "run/games/gen-0001.jsonl", "--game-index", "3"],
+        &[
+            "replay",
+            "run/games/gen-0001/0000.jsonl",
+            "--game-index",
+            "3",
+        ],
         &dir,
     );
     assert!(
@@ -173,10 +188,15 @@ fn report_ladder_and_replay_on_a_tiny_run() {
         ),
         (vec!["replay", "missing.jsonl"], "missing.jsonl"),
         (
-            vec!["replay", "run/games/gen-0001.jsonl", "--game-index", "16"],
+            vec![
+                "replay",
+                "run/games/gen-0001/0000.jsonl",
+                "--game-index",
+                "16",
+            ],
             "out of range",
         ),
-        (vec!["report", "nowhere"], "not a run directory"),
+        (vec!["report", "nowhere"], "nowhere: no such directory"),
         (
             vec!["ladder", "run", "--anchors", "human"],
             "an anchor must be",

@@ -8,14 +8,14 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use serde::Serialize;
 use zerosum_games::Game;
-use zerosum_nn::{parse_device, Model};
+use zerosum_nn::parse_device;
 
 use crate::arena::{elo_of_score, play_match_with_openings, MatchReport};
 use crate::config::{ResolvedConfig, RunConfig};
 use crate::error::TrainError;
 use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
 use crate::run::{train, Silent};
-use crate::store::{LocalStore, RunStore};
+use crate::store::RunStore;
 
 /// One recipe to compare.
 #[derive(Clone, Debug)]
@@ -99,7 +99,7 @@ pub fn compare<G: Game>(
         .collect::<Result<_, TrainError>>()?;
     for (name, _, dir) in &prepared {
         if settings.reuse {
-            zerosum_nn::checkpoint_base(&dir.join("checkpoints/latest"))?;
+            crate::checkpoints::locate(&dir.to_string_lossy())?;
         } else if dir.join("config.toml").exists() {
             return Err(TrainError::RunDir {
                 path: dir.clone(),
@@ -109,7 +109,7 @@ pub fn compare<G: Game>(
     }
     let train_one =
         |(name, config, dir): &(String, ResolvedConfig, PathBuf)| -> Result<String, TrainError> {
-            let store = LocalStore::open(dir)?;
+            let store = RunStore::create(&dir.to_string_lossy())?;
             let summary = train(initial, config, &store, &mut Silent)?;
             Ok(format!(
                 "{name}: {} generations, {} steps in {:.0}s",
@@ -142,7 +142,7 @@ pub fn compare<G: Game>(
     let mut rng = SmallRng::seed_from_u64(settings.seed ^ 0xC0FFEE);
     let agent =
         |(name, config, dir): &(String, ResolvedConfig, PathBuf)| -> Result<MctsAgent<G>, TrainError> {
-            let model = Model::load(&dir.join("checkpoints/latest"), initial, device)?;
+            let model = crate::checkpoints::load_location(&dir.to_string_lossy(), initial, device)?;
             Ok(MctsAgent::with_network(
                 name.clone(),
                 model,
@@ -154,8 +154,8 @@ pub fn compare<G: Game>(
     let mut rows = Vec::new();
     for entry in &prepared {
         let (name, _, dir) = entry;
-        let meta = Model::read_meta(&dir.join("checkpoints/latest"))?.1;
-        let games = count_games(&LocalStore::open(dir)?, meta.generation)?;
+        let meta = crate::checkpoints::meta_at(&dir.to_string_lossy())?;
+        let games = count_games(&RunStore::open(&dir.to_string_lossy())?, meta.generation)?;
         let mut me = agent(entry)?;
         let mut references = Vec::new();
         for spec in &settings.references {
@@ -220,12 +220,10 @@ pub fn compare<G: Game>(
     Ok(rows)
 }
 
-fn count_games(store: &LocalStore, generations: u64) -> Result<usize, TrainError> {
+fn count_games(store: &RunStore, generations: u64) -> Result<usize, TrainError> {
     let mut games = 0;
     for generation in 1..=generations {
-        games += store
-            .read_lines(&format!("games/gen-{generation:04}.jsonl"))?
-            .len();
+        games += crate::learner::generation_records(store, generation)?.len();
     }
     Ok(games)
 }

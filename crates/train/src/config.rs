@@ -40,6 +40,9 @@ pub struct SelfPlayConfig {
     pub playout_cap_fraction: f64,
     /// Simulations of the fast, unrecorded moves (KataGo: 100 against 600).
     pub fast_simulations: usize,
+    /// Finished games written together as one batch object (a killed actor loses at most
+    /// the batch it was filling; fewer, larger batches mean fewer storage requests).
+    pub games_per_batch: usize,
 }
 
 impl Default for SelfPlayConfig {
@@ -54,6 +57,7 @@ impl Default for SelfPlayConfig {
             random_opening_plies: 0,
             playout_cap_fraction: 1.0,
             fast_simulations: 32,
+            games_per_batch: 16,
         }
     }
 }
@@ -76,6 +80,13 @@ pub struct ReplayConfig {
     /// The value target is `k * q + (1 - k) * z`, k rising linearly over the game from 0
     /// to this (CGZero; AlphaPush's note on noisy value targets). 0 = the result z alone.
     pub value_q_mix: f64,
+    /// Asynchronous runs: the most training samples drawn per new position (the
+    /// replay-reuse ratio of KataGo and OpenSpiel), so that slow actors do not make the
+    /// learner overfit; 0 = no cap (steps follow `learner.epochs` alone).
+    pub reuse: f64,
+    /// Asynchronous runs: batches played by a checkpoint more than this many generations
+    /// older than the newest are not learned from.
+    pub max_staleness: u64,
 }
 
 impl Default for ReplayConfig {
@@ -87,6 +98,8 @@ impl Default for ReplayConfig {
             merge_duplicates: false,
             generation_decay: 1.0,
             value_q_mix: 0.0,
+            reuse: 0.0,
+            max_staleness: 4,
         }
     }
 }
@@ -152,6 +165,10 @@ pub struct RunConfig {
     pub torch_threads: usize,
     /// Keep a numbered checkpoint every this many generations (latest is always kept).
     pub keep_checkpoint_every: usize,
+    /// `sync`: generations in turn (self-play, then learning), reproducible from the seed;
+    /// `async`: actors play on while the learner trains, each generation made of the games
+    /// that arrived (docs/distributed.md).
+    pub mode: Mode,
     /// The network.
     pub model: ModelConfig,
     /// The search used in self-play (and by evaluation games).
@@ -170,6 +187,17 @@ pub struct RunConfig {
     pub gating: crate::gating::GatingConfig,
 }
 
+/// How the roles of a run take turns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Self-play, learning and evaluation one after the other, generation by generation.
+    #[default]
+    Sync,
+    /// Actors never wait for the learner.
+    Async,
+}
+
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
@@ -180,6 +208,7 @@ impl Default for RunConfig {
             device: "auto".to_string(),
             torch_threads: 0,
             keep_checkpoint_every: 5,
+            mode: Mode::Sync,
             model: ModelConfig::default(),
             search: SearchConfig::default(),
             self_play: SelfPlayConfig::default(),
@@ -250,6 +279,15 @@ impl RunConfig {
             errors.push(format!(
                 "self_play.playout_cap_fraction must be within (0, 1], got {}",
                 self.self_play.playout_cap_fraction
+            ));
+        }
+        if self.self_play.games_per_batch == 0 {
+            errors.push("self_play.games_per_batch must be at least 1".to_string());
+        }
+        if self.replay.reuse.is_nan() || self.replay.reuse < 0.0 {
+            errors.push(format!(
+                "replay.reuse must be at least 0, got {}",
+                self.replay.reuse
             ));
         }
         if self.self_play.threads == 0 {
@@ -337,6 +375,8 @@ pub mod stream {
     pub const BASELINE: u64 = 4;
     /// Measuring games of `compare`.
     pub const COMPARE: u64 = 5;
+    /// Asynchronous actors' games (indexed by actor and batch).
+    pub const ACTOR: u64 = 6;
 }
 
 /// The seed of stream `stream`, item `index`, of a run seeded `seed` (SplitMix64 over the

@@ -31,6 +31,14 @@ pub enum TrainError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A run store that cannot be reached or used: one line naming the location and why.
+    #[error("{location}: {reason}")]
+    Store {
+        /// The run, or the object in it.
+        location: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// A record that could not be read.
     #[error("bad record in {path} line {line}: {reason}")]
     BadRecord {

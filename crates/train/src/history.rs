@@ -1,8 +1,9 @@
-//! A run's metrics read back: `metrics.jsonl` as typed series, for reports and plots.
+//! A run's metrics read back: its events ([`crate::events`]) as typed series, for reports
+//! and plots.
 //!
-//! [`RunHistory::read`] only reads. A run that is still training may be appending a line
-//! while we read, so an incomplete last line is skipped and left alone (where
-//! [`RunStore::read_lines`] would cut it off the file). Events it does not know, and
+//! [`RunHistory::read`] only reads. In a run written before events were objects, its
+//! `metrics.jsonl` may be having a line appended while we read, so an incomplete last line
+//! is skipped and left alone. Events it does not know, and
 //! fields a line lacks, are skipped: a newer or older run still gives what it has. A line
 //! that is not JSON at all (a line torn by a crash, then continued by a later append) is
 //! skipped too, and its number kept in [`RunHistory::skipped`] for the reader to report.
@@ -130,11 +131,11 @@ pub struct RunHistory {
 }
 
 impl RunHistory {
-    /// Reads the run in `store` (its `metrics.jsonl` and the game of its `config.toml`).
-    pub fn read(store: &dyn RunStore) -> Result<RunHistory, TrainError> {
-        let text = store.read("metrics.jsonl")?.unwrap_or_default();
+    /// Reads the run in `store` (its events and the game of its `config.toml`).
+    pub fn read(store: &RunStore) -> Result<RunHistory, TrainError> {
+        let text = crate::events::read_text(store)?;
         let mut history = RunHistory::parse(&text);
-        if let Some(config) = store.read("config.toml")? {
+        if let Some(config) = store.get_text(crate::layout::CONFIG)? {
             history.game = config
                 .parse::<toml::Table>()
                 .ok()

@@ -2,9 +2,10 @@
 //!
 //! - [`RunConfig`] composes one config per concern ([`SelfPlayConfig`], [`ReplayConfig`],
 //!   [`ArenaConfig`], and the search, model and learner configs of the other crates).
-//! - [`train`] runs generations of [`self_play`] -> [`ReplayBuffer`] -> learner ->
-//!   checkpoint -> evaluation, writing everything through a [`RunStore`]; it resumes from
-//!   whatever the run directory holds.
+//! - [`train`] runs the roles: actors ([`actor`]: [`self_play`] in batches), the learner
+//!   ([`learner`]: [`ReplayBuffer`], gradient steps, checkpoints, gating) and the evaluator
+//!   ([`evaluator`]), synchronously or not, sharing one [`RunStore`] (a local path or object
+//!   storage, laid out by [`layout`]); it resumes from whatever the run holds.
 //! - [`Agent`] is one player interface for the arena, `play` and the protocols; players are
 //!   named by [`PlayerSpec`] (`checkpoint:PATH`, `mcts:N`, `random`, `perfect`, `human`).
 //! - [`play_match`] alternates colours and reports a [`MatchReport`] with a 95% interval
@@ -24,14 +25,20 @@
 #![warn(missing_docs)]
 
 pub mod accuracy;
+pub mod actor;
 pub mod arena;
+pub mod checkpoints;
 pub mod compare;
 pub mod config;
 pub mod error;
+pub mod evaluator;
+pub mod events;
 pub mod gating;
 pub mod gtp_client;
 pub mod history;
 pub mod ladder;
+pub mod layout;
+pub mod learner;
 pub mod metrics;
 pub mod perfect;
 pub mod playback;
@@ -42,18 +49,20 @@ pub mod run;
 pub mod self_play;
 pub mod store;
 
+pub use actor::{Actor, ActorEvent, ActorOptions, ActorSummary};
 pub use arena::{
     match_torch_threads, play_game, play_match, play_match_with_openings, MatchReport, Thinking,
 };
 pub use config::{
-    ArenaConfig, PlayConfig, ReplayConfig, ResolvedConfig, RunConfig, SelfPlayConfig,
+    ArenaConfig, Mode, PlayConfig, ReplayConfig, ResolvedConfig, RunConfig, SelfPlayConfig,
 };
 pub use error::TrainError;
 pub use history::RunHistory;
 pub use ladder::{run_ladder, LadderOptions, LadderReport};
+pub use learner::RunIdentity;
 pub use players::{build_agent, Agent, Choice, MctsAgent, PlayerSpec};
 pub use record::{GameRecord, MoveStats};
 pub use replay::ReplayBuffer;
-pub use run::{train, Progress, RunSummary, Silent};
+pub use run::{train, train_with, Progress, RunSummary, Silent, TrainOptions};
 pub use self_play::self_play;
-pub use store::{LocalStore, RunStore};
+pub use store::{Put, RunStore};

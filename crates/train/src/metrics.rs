@@ -39,6 +39,10 @@ pub struct SelfPlayReport {
     pub cache_hit_rate: f64,
     /// Seconds spent.
     pub seconds: f64,
+    /// Asynchronous runs: the actors whose batches this generation read.
+    pub actors: usize,
+    /// Asynchronous runs: batches passed over as played by too old a checkpoint.
+    pub stale_batches: usize,
 }
 
 /// What the learner did in one generation.
@@ -50,6 +54,10 @@ pub struct LearnerReport {
     pub total_steps: u64,
     /// Positions in the replay window.
     pub window_positions: usize,
+    /// Positions this generation added to the window.
+    pub new_positions: usize,
+    /// Training samples drawn per new position (capped by `replay.reuse`).
+    pub samples_per_new_position: f64,
     /// The mean of each loss term over the generation's steps.
     pub losses: Losses,
     /// The losses of the last tenth of the steps.

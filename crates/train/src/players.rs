@@ -429,7 +429,7 @@ pub fn build_agent<G: Game>(
             c: *c,
         }),
         PlayerSpec::Checkpoint { path, sims } => {
-            let model = Model::load(path, game, device)?;
+            let model = crate::checkpoints::load_location(&path.to_string_lossy(), game, device)?;
             let sims = sims.unwrap_or(default_sims);
             Box::new(MctsAgent::new(
                 format!("checkpoint:{}", path.display()),

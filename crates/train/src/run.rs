@@ -1,25 +1,32 @@
-//! The loop: self-play -> replay window -> learner -> checkpoint -> evaluation -> metrics,
+//! The loop: actors -> game batches -> learner -> checkpoint -> evaluation -> events,
 //! generation after generation, resumable at any point.
+//!
+//! A synchronous run ([`Mode::Sync`]) takes turns: the generation's games, then learning,
+//! then evaluation, reproducible from the seed. An asynchronous one ([`Mode::Async`]) lets
+//! actors (threads here, or `zerosum actor` processes anywhere) play on while the learner
+//! trains on whatever batches arrived.
 
-use std::sync::mpsc;
-use std::time::Instant;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use serde_json::json;
 use tracing::info_span;
 use zerosum_games::Game;
-use zerosum_nn::{parse_device, Learner, Losses, Model, NetEvaluator};
+use zerosum_nn::{parse_device, Device, Model};
 
-use crate::arena::{play_match_with_openings, MatchReport};
-use crate::config::{derive_seed, stream, ResolvedConfig, RunConfig};
+use crate::actor::{batch_text, read_batch, run_self_play, Actor, ActorOptions};
+use crate::config::{derive_seed, stream, Mode, ResolvedConfig, RunConfig};
 use crate::error::TrainError;
-use crate::gating::Gate;
-use crate::metrics::{event_line, EvalReport, LearnerReport, SelfPlayReport};
-use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
+use crate::evaluator::{evaluate, is_due};
+use crate::events;
+use crate::layout;
+use crate::learner::{generation_records, LearnerRole, Manifest};
+use crate::metrics::{EvalReport, LearnerReport, SelfPlayReport};
 use crate::record::GameRecord;
-use crate::replay::{samples_from_record, ReplayBuffer, ValueTarget};
-use crate::self_play::{self_play, SelfPlayCounters};
+use crate::self_play::SelfPlayCounters;
 use crate::store::RunStore;
 
 /// Listens to the loop's progress; the binary draws progress bars from it.
@@ -54,297 +61,184 @@ pub struct RunSummary {
     pub last_eval: Option<EvalReport>,
 }
 
-fn checkpoint_name(generation: u64) -> String {
-    format!("checkpoints/gen-{generation:04}")
+/// How `train` runs beyond the config: which roles this process takes.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    /// Asynchronous runs: actor threads in this process (0: all actors are elsewhere).
+    /// `None` takes `self_play.threads`.
+    pub actors: Option<usize>,
+    /// Evaluate here; off when `zerosum evaluate --follow` does it on its own.
+    pub evaluate: bool,
+    /// Where this process's actor threads keep batches until the store has them (a folder
+    /// per run is made inside).
+    pub outbox: std::path::PathBuf,
 }
 
-/// The newest generation with a complete numbered checkpoint (weights and sidecar).
-fn newest_checkpoint(store: &dyn RunStore) -> Result<Option<u64>, TrainError> {
-    let mut newest = None;
-    for name in store.list("checkpoints")? {
-        let Some(generation) = name
-            .strip_prefix("gen-")
-            .and_then(|rest| rest.strip_suffix(".json"))
-            .and_then(|number| number.parse::<u64>().ok())
-        else {
-            continue;
-        };
-        if zerosum_nn::checkpoint_base(&store.local_path(&checkpoint_name(generation))).is_ok() {
-            newest = newest.max(Some(generation));
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            actors: None,
+            evaluate: true,
+            outbox: std::env::temp_dir().join("zerosum-outbox"),
         }
     }
-    Ok(newest)
 }
 
-fn games_file(generation: u64) -> String {
-    format!("games/gen-{generation:04}.jsonl")
-}
-
-fn read_records(store: &dyn RunStore, generation: u64) -> Result<Vec<GameRecord>, TrainError> {
-    let name = games_file(generation);
-    store
-        .read_lines(&name)?
-        .iter()
-        .enumerate()
-        .map(|(i, line)| {
-            serde_json::from_str(line).map_err(|e| TrainError::BadRecord {
-                path: store.local_path(&name),
-                line: i + 1,
-                reason: e.to_string(),
-            })
-        })
-        .collect()
-}
-
-/// Seconds of training recorded by earlier sessions of this run.
-fn previous_sessions(store: &dyn RunStore) -> Result<PreviousSessions, TrainError> {
-    let mut previous = PreviousSessions::default();
-    for line in store.read_lines("metrics.jsonl")? {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&line) {
-            if value["event"] == "generation" {
-                previous.seconds = value["train_seconds"].as_f64().unwrap_or(previous.seconds);
-            }
-            if value["event"] == "self_play" {
-                let generation = value["generation"].as_u64().unwrap_or(0);
-                previous.self_play_logged = previous.self_play_logged.max(generation);
-            }
-        }
-    }
-    Ok(previous)
-}
-
-/// What metrics.jsonl says about the sessions before a resume.
-#[derive(Default)]
-struct PreviousSessions {
-    /// Training seconds so far.
-    seconds: f64,
-    /// The last generation whose self-play is logged (0 for none).
-    self_play_logged: u64,
-}
-
-/// Trains `initial`'s game with `config` in `store`, continuing from the latest checkpoint
-/// there if one exists.
+/// Trains `initial`'s game with `config` in `store`, continuing from the newest checkpoint
+/// there if one exists; this process takes every role.
 pub fn train<G: Game>(
     initial: &G,
     config: &ResolvedConfig,
-    store: &dyn RunStore,
+    store: &RunStore,
+    progress: &mut dyn Progress,
+) -> Result<RunSummary, TrainError> {
+    train_with(initial, config, store, &TrainOptions::default(), progress)
+}
+
+/// [`train`] with the roles chosen by `options`.
+pub fn train_with<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    store: &RunStore,
+    options: &TrainOptions,
     progress: &mut dyn Progress,
 ) -> Result<RunSummary, TrainError> {
     let device = parse_device(&config.device)?;
     zerosum_nn::init_torch(config.seed, config.torch_threads);
-    store.write_atomic("config.toml", &config.to_toml())?;
-    let latest = store.local_path("checkpoints/latest");
-    // Resume from the newest complete numbered checkpoint: each is written under a fresh
-    // name, weights then sidecar, so a crash mid-write leaves an incomplete pair that is
-    // skipped (`latest` is a copy for people and tools).
-    let model = if let Some(generation) = newest_checkpoint(store)? {
-        Model::load(
-            &store.local_path(&checkpoint_name(generation)),
-            initial,
-            device,
-        )?
-    } else {
-        let mut model = Model::for_game(initial, &config.model, device)?;
-        model.set_progress(0, 0);
-        model.save(&store.local_path("checkpoints/gen-0000"))?;
-        model.save(&latest)?;
-        model
+    let mut learner = LearnerRole::open(initial, config, store, device)?;
+    let mut run = Loop {
+        initial,
+        config,
+        store,
+        device,
+        evaluate_here: options.evaluate,
+        clock: Clock::resume(store, learner.generation())?,
+        previous: Some(learner.model().try_clone()?),
+        last_eval: None,
     };
-    let start_generation = model.meta().generation;
-    let step = model.meta().step;
-    let mut learner = Learner::new(model, &config.learner, step)?;
-    let symmetries = if config.replay.symmetries {
-        initial.symmetries()
-    } else {
-        initial.symmetries()[..1].to_vec()
-    };
-
-    // Rebuild the replay window from the records of the generations already trained.
-    let mut buffer = ReplayBuffer::new(&config.replay);
-    let mut reload = Vec::new();
-    let mut held = 0;
-    for generation in (1..=start_generation).rev() {
-        if held >= config.replay.window_positions && reload.len() >= config.replay.min_generations {
-            break;
+    match config.mode {
+        Mode::Sync => run.sync(&mut learner, progress)?,
+        Mode::Async => {
+            let actors = options.actors.unwrap_or(config.self_play.threads);
+            run.asynchronous(&mut learner, actors, &options.outbox, progress)?
         }
-        let samples: Vec<_> = read_records(store, generation)?
-            .iter()
-            .flat_map(|r| samples_from_record(initial, r, ValueTarget::of(config), generation))
-            .collect();
-        held += samples.len();
-        reload.push((generation, samples));
     }
-    for (generation, samples) in reload.into_iter().rev() {
-        buffer.add_generation(generation, samples);
+    Ok(RunSummary {
+        generation: learner.generation(),
+        steps: learner.step(),
+        seconds: run.clock.seconds(),
+        last_eval: run.last_eval,
+    })
+}
+
+/// Training time across sessions of a run.
+struct Clock {
+    earlier: f64,
+    start: Instant,
+}
+
+impl Clock {
+    /// Takes up the time the `generation` event of the resume point recorded.
+    fn resume(store: &RunStore, generation: u64) -> Result<Clock, TrainError> {
+        let earlier = store
+            .get(&layout::event(generation, 5, "generation"))?
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|event| event["train_seconds"].as_f64())
+            .unwrap_or(0.0);
+        Ok(Clock {
+            earlier,
+            start: Instant::now(),
+        })
     }
 
-    let session_start = Instant::now();
-    let previous_sessions = previous_sessions(store)?;
-    let earlier_seconds = previous_sessions.seconds;
-    let mut previous: Option<Model> = Some(learner.model().try_clone()?);
-    // With gating, self-play uses the best network so far, kept in checkpoints/best.
-    let best_path = store.local_path("checkpoints/best");
-    let second_path = store.local_path("checkpoints/second");
-    let mut gate = if config.gating.enabled {
-        let best = match zerosum_nn::checkpoint_base(&best_path) {
-            Ok(_) => Model::load(&best_path, initial, device)?,
-            // A new run (or gating switched on now): the current network is the best so far,
-            // kept on disk at once so that a resume never mistakes a rejected one for it.
-            Err(_) => {
-                let best = learner.model().try_clone()?;
-                best.save(&best_path)?;
-                best
-            }
-        };
-        let second = match zerosum_nn::checkpoint_base(&second_path) {
-            Ok(_) => Some(Model::load(&second_path, initial, device)?),
-            Err(_) => None,
-        };
-        Some(Gate { best, second })
-    } else {
-        None
-    };
-    let mut last_eval = None;
-    let mut generation = start_generation;
-    while (generation as usize) < config.generations {
-        let elapsed = earlier_seconds + session_start.elapsed().as_secs_f64();
-        if config.max_minutes > 0.0 && elapsed >= config.max_minutes * 60.0 {
-            break;
+    fn seconds(&self) -> f64 {
+        self.earlier + self.start.elapsed().as_secs_f64()
+    }
+}
+
+/// The state the learner's loop carries from one generation to the next.
+struct Loop<'a, G: Game> {
+    initial: &'a G,
+    config: &'a ResolvedConfig,
+    store: &'a RunStore,
+    device: Device,
+    evaluate_here: bool,
+    clock: Clock,
+    /// The last evaluated network, the next evaluation's `previous` opponent.
+    previous: Option<Model>,
+    last_eval: Option<EvalReport>,
+}
+
+impl<G: Game> Loop<'_, G> {
+    /// Whether another generation is to be trained.
+    fn more(&self, generation: u64) -> bool {
+        let out_of_time =
+            self.config.max_minutes > 0.0 && self.clock.seconds() >= self.config.max_minutes * 60.0;
+        (generation as usize) < self.config.generations && !out_of_time
+    }
+
+    fn sync(
+        &mut self,
+        learner: &mut LearnerRole<G>,
+        progress: &mut dyn Progress,
+    ) -> Result<(), TrainError> {
+        while self.more(learner.generation()) {
+            let generation = learner.generation() + 1;
+            let span = info_span!("self_play", generation).entered();
+            let held = generation_records(self.store, generation)?.len();
+            // The games already kept are part of the seed: a resumed generation must not
+            // replay the very games it already has.
+            let mut rng = SmallRng::seed_from_u64(derive_seed(
+                self.config.seed,
+                stream::GENERATION,
+                generation | ((held as u64) << 32),
+            ));
+            let (records, counters) = play_generation(
+                self.initial,
+                self.config,
+                self.store,
+                learner,
+                generation,
+                &mut rng,
+                progress,
+            )?;
+            let report = self_play_report(&records, &counters);
+            drop(span);
+            self.finish_generation(learner, generation, &records, report, &mut rng, progress)?;
         }
-        generation += 1;
+        Ok(())
+    }
 
-        // Self-play, keeping the games of this generation that an interrupted session finished.
-        let span = info_span!("self_play", generation).entered();
-        let mut records = read_records(store, generation)?;
-        // The games already kept are part of the seed: a resumed generation must not replay
-        // the very games it already has.
-        let mut rng = SmallRng::seed_from_u64(derive_seed(
-            config.seed,
-            stream::GENERATION,
-            generation | ((records.len() as u64) << 32),
-        ));
-        let needed = config
-            .self_play
-            .games_per_generation
-            .saturating_sub(records.len());
-        progress.start(
+    /// Records `generation`'s self-play, then its learning, checkpoint, gate, publication
+    /// and evaluation; its games are `records`.
+    fn finish_generation(
+        &mut self,
+        learner: &mut LearnerRole<G>,
+        generation: u64,
+        records: &[GameRecord],
+        self_play: SelfPlayReport,
+        rng: &mut SmallRng,
+        progress: &mut dyn Progress,
+    ) -> Result<(), TrainError> {
+        events::record(
+            self.store,
+            "self_play",
             generation,
-            "self-play",
-            config.self_play.games_per_generation as u64,
-        );
-        progress.advance(records.len() as u64);
-        let generator = gate.as_ref().map_or(learner.model(), |g| &g.best);
-        let counters = run_self_play(initial, config, generator, needed, &mut rng, |record| {
-            store.append_line(
-                &games_file(generation),
-                &serde_json::to_string(&record).expect("records serialise"),
-            )?;
-            records.push(record);
-            progress.advance(1);
-            Ok(())
-        })?;
-        let report = self_play_report(&records, &counters);
-        progress.finish(&format!(
-            "{} games, {:.1} plies/game, {:.0} positions/s, {:.0} evals/s",
-            report.games,
-            report.mean_length,
-            report.positions_per_second,
-            report.evaluations_per_second
-        ));
-        // A session stopped after this self-play already logged it; playing nothing more
-        // now adds no event (a second one would count the generation twice in reports).
-        let logged_before = needed == 0 && generation <= previous_sessions.self_play_logged;
-        if !logged_before {
-            store.append_line(
-                "metrics.jsonl",
-                &event_line("self_play", generation, learner.step(), json!(report)),
-            )?;
-        }
-        drop(span);
-
-        // Learn.
+            learner.step(),
+            json!(self_play),
+        )?;
         let span = info_span!("learn", generation).entered();
-        let samples = records
-            .iter()
-            .flat_map(|r| samples_from_record(initial, r, ValueTarget::of(config), generation))
-            .collect();
-        buffer.add_generation(generation, samples);
-        let learn_start = Instant::now();
-        // Nothing to learn from when no position was recorded (every move fast, say).
-        let steps = if buffer.is_empty() {
-            0
-        } else {
-            ((config.learner.epochs * buffer.len() as f64) / config.learner.batch_size as f64)
-                .ceil()
-                .max(1.0) as u64
-        };
-        progress.start(generation, "learn", steps);
-        let mut all = Vec::with_capacity(steps as usize);
-        // All of the phase's samples are drawn up front, so that the curriculum can order
-        // them oldest first.
-        let batch_size = config.learner.batch_size;
-        let indices = buffer.draw_indices(
-            steps as usize * batch_size,
-            config.learner.curriculum,
-            &mut rng,
-        );
-        for chunk in indices.chunks(batch_size) {
-            let batch = buffer.batch(chunk, initial.num_actions(), &symmetries, &mut rng);
-            all.push(learner.train_step(&batch));
-            progress.advance(1);
-        }
-        let tail = (all.len() / 10).max(1).min(all.len());
-        let learn_report = LearnerReport {
-            steps,
-            total_steps: learner.step(),
-            window_positions: buffer.len(),
-            losses: mean_losses(&all),
-            final_losses: mean_losses(&all[all.len() - tail..]),
-            learning_rate: config.learner.learning_rate_at(learner.step()),
-            seconds: learn_start.elapsed().as_secs_f64(),
-        };
-        progress.finish(&format!(
-            "{} steps, loss {:.3} (policy {:.3}, value {:.3}), policy entropy {:.3}",
-            steps,
-            learn_report.final_losses.total,
-            learn_report.final_losses.policy,
-            learn_report.final_losses.value,
-            learn_report.final_losses.policy_entropy
-        ));
-        store.append_line(
-            "metrics.jsonl",
-            &event_line("learn", generation, learner.step(), json!(learn_report)),
+        let learned = learner.learn(generation, records, rng, progress);
+        events::record(
+            self.store,
+            "learn",
+            generation,
+            learner.step(),
+            json!(learned),
         )?;
         drop(span);
-
-        // Checkpoint: numbered first, latest last, so latest never points past what exists.
-        let step_now = learner.step();
-        learner.model_mut().set_progress(step_now, generation);
-        // Every generation is written under its own name first (the resume point), then as
-        // latest; the previous one goes unless it is one of the kept every-k-th.
-        learner
-            .model()
-            .save(&store.local_path(&checkpoint_name(generation)))?;
-        learner.model().save(&latest)?;
-        let previous_generation = generation - 1;
-        let keep_previous = previous_generation == 0
-            || (config.keep_checkpoint_every > 0
-                && (previous_generation as usize).is_multiple_of(config.keep_checkpoint_every));
-        if !keep_previous {
-            store.remove_checkpoint(&checkpoint_name(previous_generation))?;
-        }
-
-        if let Some(gate) = &mut gate {
-            let games = config.gating.games * if config.gating.best_two { 2 } else { 1 };
-            progress.start(generation, "gate", games as u64);
-            let report = gate.decide(initial, config, learner.model(), generation)?;
-            if report.promoted {
-                // Second first: after a crash between the two, best is still the old best.
-                if let Some(second) = &gate.second {
-                    second.save(&second_path)?;
-                }
-                gate.best.save(&best_path)?;
-            }
+        learner.checkpoint(generation)?;
+        if let Some(report) = learner.gate(generation)? {
             progress.finish(&format!(
                 "gate: {} ({})",
                 if report.promoted {
@@ -359,77 +253,295 @@ pub fn train<G: Game>(
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
-            store.append_line(
-                "metrics.jsonl",
-                &event_line("gate", generation, learner.step(), json!(report)),
-            )?;
         }
-
-        // Evaluate.
-        let mut eval = None;
-        if config.arena.every > 0 && (generation as usize).is_multiple_of(config.arena.every) {
-            let span = info_span!("evaluate", generation).entered();
-            let report = evaluate(
-                initial,
-                config,
-                learner.model(),
-                previous.as_ref(),
-                generation,
-                device,
-                progress,
-            )?;
-            store.append_line(
-                "metrics.jsonl",
-                &event_line("evaluate", generation, learner.step(), json!(report)),
-            )?;
-            previous = Some(learner.model().try_clone()?);
-            eval = Some(report);
-            drop(span);
-        }
-
-        let train_seconds = earlier_seconds + session_start.elapsed().as_secs_f64();
-        store.append_line(
-            "metrics.jsonl",
-            &event_line(
-                "generation",
-                generation,
-                learner.step(),
-                json!({
-                    "train_seconds": train_seconds,
-                    "games": report.games,
-                    "positions_per_second": report.positions_per_second,
-                    "mean_length": report.mean_length,
-                    "loss": learn_report.final_losses,
-                    "window_positions": buffer.len(),
-                    "evaluation": eval,
-                }),
-            ),
-        )?;
-        if eval.is_some() {
-            last_eval = eval;
-        }
+        learner.publish()?;
+        let eval = self.evaluate(learner, generation, progress)?;
+        self.record_generation(learner, generation, &self_play, &learned, eval)
     }
-    Ok(RunSummary {
-        generation,
-        steps: learner.step(),
-        seconds: earlier_seconds + session_start.elapsed().as_secs_f64(),
-        last_eval,
-    })
+
+    fn evaluate(
+        &mut self,
+        learner: &LearnerRole<G>,
+        generation: u64,
+        progress: &mut dyn Progress,
+    ) -> Result<Option<EvalReport>, TrainError> {
+        if !self.evaluate_here || !is_due(self.config, generation) {
+            return Ok(None);
+        }
+        let _span = info_span!("evaluate", generation).entered();
+        let report = evaluate(
+            self.initial,
+            self.config,
+            learner.model(),
+            self.previous.as_ref(),
+            generation,
+            self.device,
+            progress,
+        )?;
+        events::record(
+            self.store,
+            "evaluate",
+            generation,
+            learner.step(),
+            json!(report),
+        )?;
+        self.previous = Some(learner.model().try_clone()?);
+        self.last_eval = Some(report.clone());
+        Ok(Some(report))
+    }
+
+    fn record_generation(
+        &self,
+        learner: &LearnerRole<G>,
+        generation: u64,
+        self_play: &SelfPlayReport,
+        learned: &LearnerReport,
+        eval: Option<EvalReport>,
+    ) -> Result<(), TrainError> {
+        events::record(
+            self.store,
+            "generation",
+            generation,
+            learner.step(),
+            json!({
+                "train_seconds": self.clock.seconds(),
+                "games": self_play.games,
+                "positions_per_second": self_play.positions_per_second,
+                "mean_length": self_play.mean_length,
+                "loss": learned.final_losses,
+                "window_positions": learned.window_positions,
+                "evaluation": eval,
+            }),
+        )?;
+        Ok(())
+    }
+
+    /// The asynchronous loop: `actors` actor threads play on while each generation waits
+    /// for `games_per_generation` new games, learns from them and publishes.
+    fn asynchronous(
+        &mut self,
+        learner: &mut LearnerRole<G>,
+        actors: usize,
+        outbox: &std::path::Path,
+        progress: &mut dyn Progress,
+    ) -> Result<(), TrainError> {
+        let stop = AtomicBool::new(false);
+        let base_id = crate::actor::default_actor_id();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..actors)
+                .map(|k| {
+                    let options = ActorOptions {
+                        id: format!("{base_id}-{k}"),
+                        outbox: crate::actor::outbox_for(outbox, self.store.location()),
+                        max_batches: 0,
+                    };
+                    let (initial, config, store, stop) =
+                        (self.initial, self.config, self.store.clone(), &stop);
+                    scope.spawn(move || {
+                        let mut actor = Actor::new(initial, store, config, options)?;
+                        actor.run(stop, |event| tracing::debug!(?event, "actor"))
+                    })
+                })
+                .collect();
+            let result = self.learn_from_actors(learner, &handles, progress);
+            stop.store(true, Ordering::Relaxed);
+            for handle in handles {
+                let joined = handle.join().expect("actor threads do not panic");
+                if result.is_ok() {
+                    joined?;
+                }
+            }
+            result
+        })
+    }
+
+    fn learn_from_actors<T>(
+        &mut self,
+        learner: &mut LearnerRole<G>,
+        actors: &[std::thread::ScopedJoinHandle<'_, Result<T, TrainError>>],
+        progress: &mut dyn Progress,
+    ) -> Result<(), TrainError> {
+        let mut inbox = Inbox::open(self.store)?;
+        while self.more(learner.generation()) {
+            let generation = learner.generation() + 1;
+            let started = Instant::now();
+            let manifest = match self.store.get(&layout::ingested(generation))? {
+                // A learner restarted after choosing this generation's batches keeps them.
+                Some(bytes) => {
+                    serde_json::from_slice::<Manifest>(&bytes).map_err(|e| TrainError::Store {
+                        location: self.store.display(&layout::ingested(generation)),
+                        reason: e.to_string(),
+                    })?
+                }
+                None => inbox.collect(self.config, generation, actors, progress)?,
+            };
+            inbox.mark(&manifest);
+            self.store.put_once(
+                &layout::ingested(generation),
+                &serde_json::to_vec(&manifest).expect("manifests serialise"),
+            )?;
+            let records = generation_records(self.store, generation)?;
+            let mut report = self_play_report(&records, &SelfPlayCounters::default());
+            let positions: usize = records
+                .iter()
+                .map(|r| r.stats.iter().flatten().count())
+                .sum();
+            report.positions_per_second =
+                positions as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            report.actors = manifest
+                .batches
+                .iter()
+                .filter_map(|name| name.rsplit('/').nth(1))
+                .collect::<HashSet<_>>()
+                .len();
+            report.stale_batches = manifest.stale.len();
+            let mut rng = SmallRng::seed_from_u64(derive_seed(
+                self.config.seed,
+                stream::GENERATION,
+                generation,
+            ));
+            self.finish_generation(learner, generation, &records, report, &mut rng, progress)?;
+        }
+        Ok(())
+    }
 }
 
-fn mean_losses(losses: &[Losses]) -> Losses {
-    let n = losses.len().max(1) as f64;
-    let mut mean = Losses::default();
-    for l in losses {
-        mean.policy += l.policy / n;
-        mean.value += l.value / n;
-        mean.l2 += l.l2 / n;
-        mean.total += l.total / n;
-        mean.policy_entropy += l.policy_entropy / n;
-        mean.target_entropy += l.target_entropy / n;
-        mean.reply += l.reply / n;
+/// The actor batches an asynchronous learner has not read yet.
+struct Inbox<'a> {
+    store: &'a RunStore,
+    /// Batches read (or passed over) by earlier generations.
+    taken: BTreeSet<String>,
+}
+
+impl<'a> Inbox<'a> {
+    fn open(store: &'a RunStore) -> Result<Inbox<'a>, TrainError> {
+        let mut taken = BTreeSet::new();
+        for name in store.list("ingested")? {
+            if let Some(bytes) = store.get(&format!("ingested/{name}"))? {
+                if let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) {
+                    taken.extend(manifest.batches);
+                    taken.extend(manifest.stale);
+                }
+            }
+        }
+        Ok(Inbox { store, taken })
     }
-    mean
+
+    fn mark(&mut self, manifest: &Manifest) {
+        self.taken.extend(manifest.batches.iter().cloned());
+        self.taken.extend(manifest.stale.iter().cloned());
+    }
+
+    /// Waits until unread batches hold `games_per_generation` games, passing over those
+    /// played by checkpoints more than `replay.max_staleness` generations old.
+    fn collect<T>(
+        &mut self,
+        config: &RunConfig,
+        generation: u64,
+        actors: &[std::thread::ScopedJoinHandle<'_, Result<T, TrainError>>],
+        progress: &mut dyn Progress,
+    ) -> Result<Manifest, TrainError> {
+        let wanted = config.self_play.games_per_generation;
+        let newest_published = generation - 1;
+        let mut manifest = Manifest::default();
+        let mut games = 0;
+        progress.start(generation, "games", wanted as u64);
+        while games < wanted {
+            for name in self.store.list(layout::ACTOR_GAMES)? {
+                let name = format!("{}/{name}", layout::ACTOR_GAMES);
+                if self.taken.contains(&name)
+                    || manifest.batches.contains(&name)
+                    || manifest.stale.contains(&name)
+                {
+                    continue;
+                }
+                let played_by = layout::batch_checkpoint(&name).unwrap_or(0);
+                if played_by + config.replay.max_staleness < newest_published {
+                    manifest.stale.push(name);
+                    continue;
+                }
+                let count = read_batch(self.store, &name)?.map_or(0, |b| b.len());
+                manifest.batches.push(name);
+                games += count;
+                progress.advance(count as u64);
+                if games >= wanted {
+                    break;
+                }
+            }
+            if games < wanted {
+                if actors.iter().any(|a| a.is_finished()) {
+                    return Err(TrainError::Store {
+                        location: self.store.location().to_string(),
+                        reason: "an actor thread stopped".into(),
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        }
+        progress.finish(&format!(
+            "{games} games in {} batches ({} stale passed over)",
+            manifest.batches.len(),
+            manifest.stale.len()
+        ));
+        Ok(manifest)
+    }
+}
+
+/// Plays what generation `generation` still lacks, written in batches as games finish;
+/// returns all of its games and the counters of this session's play.
+fn play_generation<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    store: &RunStore,
+    learner: &LearnerRole<G>,
+    generation: u64,
+    rng: &mut SmallRng,
+    progress: &mut dyn Progress,
+) -> Result<(Vec<GameRecord>, SelfPlayCounters), TrainError> {
+    let mut records = generation_records(store, generation)?;
+    let wanted = config.self_play.games_per_generation;
+    let needed = wanted.saturating_sub(records.len());
+    progress.start(generation, "self-play", wanted as u64);
+    progress.advance(records.len() as u64);
+    let mut next_batch = store.list(&layout::generation_games(generation))?.len();
+    let mut pending: Vec<GameRecord> = Vec::new();
+    let mut write = |batch: &mut Vec<GameRecord>| -> Result<(), TrainError> {
+        if !batch.is_empty() {
+            let name = layout::generation_batch(generation, next_batch);
+            store.put_once(&name, batch_text(batch).as_bytes())?;
+            next_batch += 1;
+            batch.clear();
+        }
+        Ok(())
+    };
+    let mut played = Vec::with_capacity(needed);
+    let counters = run_self_play(
+        initial,
+        config,
+        learner.generator(),
+        needed,
+        rng,
+        |record| {
+            pending.push(record.clone());
+            played.push(record);
+            progress.advance(1);
+            if pending.len() >= config.self_play.games_per_batch {
+                write(&mut pending)?;
+            }
+            Ok(())
+        },
+    )?;
+    write(&mut pending)?;
+    records.extend(played);
+    let report = self_play_report(&records, &counters);
+    progress.finish(&format!(
+        "{} games, {:.1} plies/game, {:.0} positions/s, {:.0} evals/s",
+        report.games,
+        report.mean_length,
+        report.positions_per_second,
+        report.evaluations_per_second
+    ));
+    Ok((records, counters))
 }
 
 fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> SelfPlayReport {
@@ -452,214 +564,28 @@ fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> Self
         cache_hit_rate: counters.cache_hits as f64
             / (counters.cache_hits + counters.evaluations).max(1) as f64,
         seconds: counters.seconds,
+        actors: 0,
+        stale_batches: 0,
     }
-}
-
-/// Plays `games` self-play games with `model`, on `config.self_play.threads` threads each
-/// with its own copy of the network; `on_game` runs on this thread for each finished game.
-fn run_self_play<G: Game>(
-    initial: &G,
-    config: &RunConfig,
-    model: &Model,
-    games: usize,
-    rng: &mut SmallRng,
-    mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
-) -> Result<SelfPlayCounters, TrainError> {
-    if games == 0 {
-        return Ok(SelfPlayCounters::default());
-    }
-    let threads = config.self_play.threads.min(games).max(1);
-    let base_seed: u64 = rng.random();
-    if threads == 1 {
-        let mut evaluator = NetEvaluator::new(model.try_clone()?, initial);
-        let mut failure = None;
-        let counters = self_play(
-            initial,
-            &mut evaluator,
-            &config.search,
-            &config.self_play,
-            games,
-            rng,
-            |record| {
-                if failure.is_none() {
-                    failure = on_game(record).err();
-                }
-            },
-        );
-        return failure.map_or(Ok(counters), Err);
-    }
-    let models = (0..threads)
-        .map(|_| model.try_clone())
-        .collect::<Result<Vec<_>, _>>()?;
-    // The learner's intra-op threads would oversubscribe the cores once per worker: each
-    // worker gets its share for this phase (measured on 2 cores: 2 workers x 1 thread play
-    // 1.5x the positions per second of 1 worker x 2 threads), and the learner gets them back.
-    let learner_threads = zerosum_nn::torch_threads();
-    zerosum_nn::set_torch_threads(learner_threads / threads);
-    let (sender, receiver) = mpsc::channel::<GameRecord>();
-    let result = std::thread::scope(|scope| {
-        let handles: Vec<_> = models
-            .into_iter()
-            .enumerate()
-            .map(|(worker, model)| {
-                let sender = sender.clone();
-                let share = games / threads + usize::from(worker < games % threads);
-                let seed = derive_seed(base_seed, stream::GENERATION, worker as u64 + 1);
-                scope.spawn(move || {
-                    let mut rng = SmallRng::seed_from_u64(seed);
-                    let mut evaluator = NetEvaluator::new(model, initial);
-                    self_play(
-                        initial,
-                        &mut evaluator,
-                        &config.search,
-                        &config.self_play,
-                        share,
-                        &mut rng,
-                        |record| {
-                            // The receiver outlives the workers; a send fails only if it gave up.
-                            let _ = sender.send(record);
-                        },
-                    )
-                })
-            })
-            .collect();
-        drop(sender);
-        let mut failure = None;
-        for record in receiver {
-            if failure.is_none() {
-                failure = on_game(record).err();
-            }
-        }
-        let mut counters = SelfPlayCounters::default();
-        for handle in handles {
-            counters.merge(&handle.join().expect("self-play workers do not panic"));
-        }
-        failure.map_or(Ok(counters), Err)
-    });
-    zerosum_nn::set_torch_threads(learner_threads);
-    result
-}
-
-/// Plays the newest model against each baseline and the previous checkpoint.
-fn evaluate<G: Game>(
-    initial: &G,
-    config: &RunConfig,
-    model: &Model,
-    previous: Option<&Model>,
-    generation: u64,
-    device: zerosum_nn::Device,
-    progress: &mut dyn Progress,
-) -> Result<EvalReport, TrainError> {
-    let start = Instant::now();
-    let mut rng = SmallRng::seed_from_u64(derive_seed(config.seed, stream::EVALUATE, generation));
-    let sims = config.arena.num_simulations;
-    let agent = |model: &Model, name: String| -> Result<MctsAgent<G>, TrainError> {
-        Ok(MctsAgent::with_network(
-            name,
-            model.try_clone()?,
-            initial,
-            config.search.clone(),
-            sims,
-        ))
-    };
-    let mut opponents: Vec<Box<dyn Agent<G>>> = Vec::new();
-    for spec in &config.arena.baselines {
-        let spec: PlayerSpec = spec.parse()?;
-        opponents.push(build_agent(
-            &spec,
-            initial,
-            &config.search,
-            sims,
-            device,
-            derive_seed(config.seed, stream::BASELINE, generation),
-        )?);
-    }
-    if config.arena.previous {
-        if let Some(previous) = previous {
-            opponents.push(Box::new(agent(
-                previous,
-                format!("gen-{:04}", previous.meta().generation),
-            )?));
-        }
-    }
-    let mut me = agent(model, format!("gen-{generation:04}"))?;
-    let mut matches = Vec::new();
-    progress.start(
-        generation,
-        "evaluate",
-        (opponents.len() * config.arena.games) as u64,
-    );
-    for opponent in &mut opponents {
-        let report: MatchReport = play_match_with_openings(
-            initial,
-            &mut me,
-            opponent.as_mut(),
-            config.arena.games,
-            config.arena.opening_plies,
-            &mut rng,
-            |_, _| progress.advance(1),
-        )?;
-        matches.push(report);
-    }
-    let summary: Vec<String> = matches
-        .iter()
-        .map(|m| {
-            format!(
-                "vs {}: {:.0}% (Elo {:+.0})",
-                m.opponent,
-                100.0 * m.score(),
-                m.elo()
-            )
-        })
-        .collect();
-    progress.finish(&summary.join(", "));
-    Ok(EvalReport {
-        matches,
-        seconds: start.elapsed().as_secs_f64(),
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::LocalStore;
 
-    /// Regression: `latest` is two files renamed one after the other; a crash between the
-    /// renames left weights and sidecar of different generations. Resuming now starts from
-    /// the newest numbered checkpoint whose pair is complete.
-    #[test]
-    fn resume_skips_a_checkpoint_whose_sidecar_never_landed() {
-        let dir = std::env::temp_dir().join(format!("zerosum-newest-{}", std::process::id()));
+    fn scratch(name: &str) -> (std::path::PathBuf, RunStore) {
+        let dir = std::env::temp_dir().join(format!("zerosum-run-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let store = LocalStore::open(&dir).unwrap();
-        for (name, contents) in [
-            ("checkpoints/gen-0000.json", "{}"),
-            ("checkpoints/gen-0000.safetensors", "w"),
-            ("checkpoints/gen-0004.json", "{}"),
-            ("checkpoints/gen-0004.safetensors", "w"),
-            ("checkpoints/gen-0005.safetensors", "w"),
-            ("checkpoints/latest.json", "{}"),
-        ] {
-            std::fs::write(store.local_path(name), contents).unwrap();
-        }
-        assert_eq!(newest_checkpoint(&store).unwrap(), Some(4));
-        store.remove_checkpoint("checkpoints/gen-0004").unwrap();
-        assert_eq!(newest_checkpoint(&store).unwrap(), Some(0));
-        std::fs::remove_dir_all(&dir).unwrap();
+        let store = RunStore::create(dir.to_str().unwrap()).unwrap();
+        (dir, store)
     }
 
-    /// Regression: a session stopped between a generation's self-play and its checkpoint
-    /// replayed no game on resume but logged the generation's self-play a second time.
-    #[test]
-    fn a_resumed_generation_with_all_its_games_logs_its_self_play_once() {
-        let dir = std::env::temp_dir().join(format!("zerosum-relog-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let store = LocalStore::open(&dir).unwrap();
-        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
-        let config = RunConfig::from_toml(
-            r#"
+    fn tiny(extra: &str) -> ResolvedConfig {
+        RunConfig::from_toml(
+            &format!(
+                r#"
             game = "tictactoe"
-            generations = 1
+            {extra}
             [model]
             family = "mlp"
             hidden = 16
@@ -669,32 +595,79 @@ mod tests {
             [self_play]
             games_per_generation = 4
             batch_games = 4
+            games_per_batch = 3
             [arena]
             every = 0
-            "#,
+            "#
+            ),
             &[],
         )
         .and_then(RunConfig::resolve)
-        .unwrap();
+        .unwrap()
+    }
+
+    /// A session stopped between a generation's self-play and its checkpoint replays no
+    /// game on resume and records the generation's self-play once.
+    #[test]
+    fn a_resumed_generation_with_all_its_games_logs_its_self_play_once() {
+        let (dir, store) = scratch("relog");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let config = tiny("generations = 1");
         train(&game, &config, &store, &mut Silent).unwrap();
+        // Four games in batches of three: two batch objects.
+        assert_eq!(
+            store.list("games/gen-0001").unwrap(),
+            vec!["0000.jsonl", "0001.jsonl"]
+        );
         // As if the process had died after self-play and learning but before the checkpoint.
-        store.remove_checkpoint("checkpoints/gen-0001").unwrap();
-        let before = store.read_lines("games/gen-0001.jsonl").unwrap();
+        crate::checkpoints::remove(&store, 1).unwrap();
+        store.delete(&layout::event(1, 5, "generation")).unwrap();
+        let before = generation_records(&store, 1).unwrap();
         assert_eq!(before.len(), 4);
         let summary = train(&game, &config, &store, &mut Silent).unwrap();
         assert_eq!(summary.generation, 1);
-        assert_eq!(store.read_lines("games/gen-0001.jsonl").unwrap(), before);
-        let events = |name: &str| {
-            store
-                .read_lines("metrics.jsonl")
-                .unwrap()
-                .iter()
-                .filter(|l| l.contains(&format!("\"event\":\"{name}\"")))
-                .count()
+        assert_eq!(generation_records(&store, 1).unwrap(), before);
+        let kinds: Vec<String> = events::read(&store)
+            .unwrap()
+            .iter()
+            .map(|e| e["event"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(kinds, ["self_play", "learn", "generation"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An asynchronous run on one machine: one actor thread feeds the learner; every
+    /// generation reads batches no other generation read.
+    #[test]
+    fn an_asynchronous_run_learns_from_each_batch_once() {
+        let (dir, store) = scratch("async");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let config = tiny("mode = \"async\"\ngenerations = 3");
+        let options = TrainOptions {
+            actors: Some(1),
+            outbox: dir.join("outbox"),
+            ..TrainOptions::default()
         };
-        assert_eq!(events("self_play"), 1);
-        // Learning did run again: the lost checkpoint's steps are retrained.
-        assert_eq!(events("learn"), 2);
+        let summary = train_with(&game, &config, &store, &options, &mut Silent).unwrap();
+        assert_eq!(summary.generation, 3);
+        let mut seen = HashSet::new();
+        for generation in 1..=3 {
+            let manifest: Manifest =
+                serde_json::from_slice(&store.get(&layout::ingested(generation)).unwrap().unwrap())
+                    .unwrap();
+            assert!(!manifest.batches.is_empty());
+            for batch in manifest.batches {
+                assert!(seen.insert(batch.clone()), "{batch} read twice");
+            }
+            assert!(generation_records(&store, generation).unwrap().len() >= 4);
+        }
+        assert_eq!(
+            crate::checkpoints::published(&store)
+                .unwrap()
+                .unwrap()
+                .generation,
+            3
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

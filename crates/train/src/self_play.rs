@@ -1,5 +1,6 @@
 //! Self-play: B games per thread searched in lockstep, one batched network call per step.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
@@ -89,6 +90,25 @@ pub fn self_play<G: Game, E: Evaluator<G> + ?Sized>(
     config: &SelfPlayConfig,
     num_games: usize,
     rng: &mut SmallRng,
+    on_game: impl FnMut(GameRecord),
+) -> SelfPlayCounters {
+    let never = AtomicBool::new(false);
+    self_play_until(
+        initial, evaluator, search, config, num_games, rng, &never, on_game,
+    )
+}
+
+/// [`self_play`] that gives up the games in progress as soon as `stop` is set (an actor
+/// asked to leave: unfinished games are not worth the wait).
+#[allow(clippy::too_many_arguments)]
+pub fn self_play_until<G: Game, E: Evaluator<G> + ?Sized>(
+    initial: &G,
+    evaluator: &mut E,
+    search: &SearchConfig,
+    config: &SelfPlayConfig,
+    num_games: usize,
+    rng: &mut SmallRng,
+    stop: &AtomicBool,
     mut on_game: impl FnMut(GameRecord),
 ) -> SelfPlayCounters {
     let start = Instant::now();
@@ -110,7 +130,7 @@ pub fn self_play<G: Game, E: Evaluator<G> + ?Sized>(
     }
     let mut started = active;
     let mut budgets = Vec::with_capacity(active);
-    while !trees.is_empty() {
+    while !trees.is_empty() && !stop.load(Ordering::Relaxed) {
         budgets.clear();
         budgets.extend(
             slots

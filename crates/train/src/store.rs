@@ -1,203 +1,411 @@
-//! The run directory, behind one small interface so that it may later live elsewhere
-//! (object storage) without the loop changing.
+//! The run store: one run's objects on local disk or in object storage, behind one small
+//! API over the `object_store` crate.
 //!
-//! Layout:
+//! A run is named by a location: a path (`runs/c4`), `file:///abs/path`, `s3://bucket/c4`
+//! (AWS and every S3-compatible server), `gs://bucket/c4` or `az://container/c4`, each
+//! service configured by its standard environment variables (`AWS_ENDPOINT_URL`,
+//! `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ALLOW_HTTP`;
+//! `GOOGLE_APPLICATION_CREDENTIALS`; `AZURE_STORAGE_ACCOUNT_NAME`, ...).
 //!
-//! ```text
-//! config.toml                 the resolved config
-//! metrics.jsonl               one JSON line per event
-//! games/gen-0001.jsonl        self-play records, one line per finished game
-//! checkpoints/latest.*        newest weights (.safetensors) and metadata (.json)
-//! checkpoints/gen-0005.*      every k-th generation
-//! ```
+//! Object storage has no append and no rename, so a run is written as objects that are
+//! put once and never changed ([`RunStore::put_once`]); the only objects ever replaced
+//! ([`RunStore::replace`]) are the learner's pointer to its newest checkpoint and the config
+//! it resolved. What the objects are called is [`crate::layout`]'s business.
+//!
+//! Transient failures (a server restarting, a dropped connection) are retried with
+//! exponential backoff and full jitter for up to [`RunStore::patience`], each retry logged;
+//! errors that no retry can mend (a missing bucket, refused credentials) fail at once.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use futures_util::TryStreamExt;
+use object_store::aws::AmazonS3Builder;
+use object_store::azure::MicrosoftAzureBuilder;
+use object_store::gcp::GoogleCloudStorageBuilder;
+use object_store::local::LocalFileSystem;
+use object_store::path::Path as ObjectPath;
+use object_store::prefix::PrefixStore;
+use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, RetryConfig};
+use rand::Rng;
+use tokio::runtime::Runtime;
 
 use crate::error::TrainError;
 
-/// Reads and writes the files of one run.
-pub trait RunStore {
-    /// The whole file, or `None` if it does not exist.
-    fn read(&self, name: &str) -> Result<Option<String>, TrainError>;
-    /// Replaces a file atomically (write to a temporary name, then rename).
-    fn write_atomic(&self, name: &str, contents: &str) -> Result<(), TrainError>;
-    /// Appends one line and flushes it, so a finished line survives a crash.
-    fn append_line(&self, name: &str, line: &str) -> Result<(), TrainError>;
-    /// The complete lines of a JSON Lines file; a torn last line (a crash mid-write) is cut
-    /// off the file and not returned.
-    fn read_lines(&self, name: &str) -> Result<Vec<String>, TrainError>;
-    /// A local path for a file that a library writes by path (checkpoints).
-    fn local_path(&self, name: &str) -> PathBuf;
-    /// The names of the files in folder `dir` (`checkpoints`), sorted; none if it does
-    /// not exist.
-    fn list(&self, dir: &str) -> Result<Vec<String>, TrainError>;
-    /// Removes a checkpoint's weights and sidecar (`checkpoints/gen-0003`), if present.
-    fn remove_checkpoint(&self, base: &str) -> Result<(), TrainError>;
+/// How a [`RunStore::put_once`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Put {
+    /// The object was written now.
+    Written,
+    /// An object of that name was already there (an earlier attempt that did succeed, or
+    /// a resumed role repeating its work): nothing was changed.
+    AlreadyThere,
 }
 
-/// A run directory on the local disk.
-#[derive(Clone, Debug)]
-pub struct LocalStore {
-    root: PathBuf,
+/// One run's objects.
+#[derive(Clone)]
+pub struct RunStore {
+    objects: Arc<dyn ObjectStore>,
+    location: String,
+    patience: Duration,
 }
 
-impl LocalStore {
-    /// Opens (and creates) the run directory `root`.
-    pub fn open(root: &Path) -> Result<LocalStore, TrainError> {
-        for dir in [
-            root.to_path_buf(),
-            root.join("games"),
-            root.join("checkpoints"),
-        ] {
-            fs::create_dir_all(&dir).map_err(|source| TrainError::Io {
-                path: dir.clone(),
+impl std::fmt::Debug for RunStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RunStore({})", self.location)
+    }
+}
+
+/// The one async runtime that drives the store clients of this process; the roles call
+/// the store from plain threads and wait for each request.
+fn runtime() -> &'static Runtime {
+    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("zerosum-store")
+            .enable_all()
+            .build()
+            .expect("a one-thread tokio runtime starts")
+    })
+}
+
+/// True for a location that names object storage rather than a local path.
+pub fn is_url(location: &str) -> bool {
+    location.contains("://")
+}
+
+impl RunStore {
+    /// Opens the run at `location`, creating a local directory if needed (a bucket must
+    /// exist already), and checks at once that the store answers: a wrong scheme, a
+    /// missing bucket, refused credentials or an unreachable endpoint fail here, in one
+    /// line naming the location.
+    pub fn create(location: &str) -> Result<RunStore, TrainError> {
+        if !is_url(location) || location.starts_with("file://") {
+            let path = local_path(location);
+            std::fs::create_dir_all(&path).map_err(|source| TrainError::Io {
+                path: path.clone(),
                 source,
             })?;
         }
-        Ok(LocalStore {
-            root: root.to_path_buf(),
+        Self::open(location)
+    }
+
+    /// Opens the run at `location` as [`RunStore::create`] does, but creates nothing.
+    pub fn open(location: &str) -> Result<RunStore, TrainError> {
+        let location = location.trim_end_matches('/').to_string();
+        let named = location.clone();
+        let failed = |reason: String| TrainError::Store {
+            location: named.clone(),
+            reason,
+        };
+        let objects: Arc<dyn ObjectStore> = if !is_url(&location) || location.starts_with("file://")
+        {
+            let path = local_path(&location);
+            if !path.is_dir() {
+                return Err(failed("no such directory".into()));
+            }
+            Arc::new(LocalFileSystem::new_with_prefix(&path).map_err(|e| failed(one_line(&e)))?)
+        } else {
+            let url = url::Url::parse(&location).map_err(|e| failed(e.to_string()))?;
+            let prefix = ObjectPath::from_url_path(url.path()).map_err(|e| failed(one_line(&e)))?;
+            // The store's own retries are kept short: ours (below) log each one.
+            let retry = RetryConfig {
+                max_retries: 2,
+                retry_timeout: Duration::from_secs(20),
+                ..RetryConfig::default()
+            };
+            let inner: Arc<dyn ObjectStore> = match url.scheme() {
+                "s3" | "s3a" => Arc::new(
+                    AmazonS3Builder::from_env()
+                        .with_url(location.as_str())
+                        .with_retry(retry)
+                        .build()
+                        .map_err(|e| failed(one_line(&e)))?,
+                ),
+                "gs" => Arc::new(
+                    GoogleCloudStorageBuilder::from_env()
+                        .with_url(location.as_str())
+                        .with_retry(retry)
+                        .build()
+                        .map_err(|e| failed(one_line(&e)))?,
+                ),
+                "az" | "abfs" | "abfss" | "azure" => Arc::new(
+                    MicrosoftAzureBuilder::from_env()
+                        .with_url(location.as_str())
+                        .with_retry(retry)
+                        .build()
+                        .map_err(|e| failed(one_line(&e)))?,
+                ),
+                other => {
+                    return Err(failed(format!(
+                    "unknown scheme {other}:// (expected a path, file://, s3://, gs:// or az://)"
+                )))
+                }
+            };
+            if prefix.as_ref().is_empty() {
+                inner
+            } else {
+                Arc::new(PrefixStore::new(inner, prefix))
+            }
+        };
+        let store = RunStore {
+            objects,
+            location,
+            patience: Duration::ZERO,
+        };
+        // One request now, without retries, so that a bad location fails before any work.
+        runtime()
+            .block_on(store.objects.list_with_delimiter(None))
+            .map_err(|e| failed(one_line(&e)))?;
+        Ok(store.with_patience(Duration::from_secs(600)))
+    }
+
+    /// How long transient failures are retried before an operation gives up.
+    pub fn with_patience(mut self, patience: Duration) -> RunStore {
+        self.patience = patience;
+        self
+    }
+
+    /// See [`RunStore::with_patience`].
+    pub fn patience(&self) -> Duration {
+        self.patience
+    }
+
+    /// The location as the user named it.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    /// `name` inside the run, for messages: `s3://bucket/c4/games/...`.
+    pub fn display(&self, name: &str) -> String {
+        format!("{}/{name}", self.location)
+    }
+
+    /// The object `name`, or `None` if there is none.
+    pub fn get(&self, name: &str) -> Result<Option<Vec<u8>>, TrainError> {
+        let path = ObjectPath::from(name);
+        self.retrying("read", name, || async {
+            match self.objects.get(&path).await {
+                Ok(result) => Ok(Some(result.bytes().await?.to_vec())),
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(e),
+            }
         })
     }
 
-    /// Opens the run directory `root` for reading (reports, the ladder): unlike
-    /// [`LocalStore::open`] it creates nothing, and fails unless `root` holds a run (a
-    /// `config.toml` or a `metrics.jsonl`).
-    pub fn open_existing(root: &Path) -> Result<LocalStore, TrainError> {
-        if !root.join("config.toml").is_file() && !root.join("metrics.jsonl").is_file() {
-            return Err(TrainError::RunDir {
-                path: root.to_path_buf(),
-                reason: "not a run directory (no config.toml or metrics.jsonl)".to_string(),
-            });
+    /// The object `name` as UTF-8 text, or `None` if there is none.
+    pub fn get_text(&self, name: &str) -> Result<Option<String>, TrainError> {
+        match self.get(name)? {
+            None => Ok(None),
+            Some(bytes) => String::from_utf8(bytes)
+                .map(Some)
+                .map_err(|_| TrainError::Store {
+                    location: self.display(name),
+                    reason: "not UTF-8 text".into(),
+                }),
         }
-        Ok(LocalStore {
-            root: root.to_path_buf(),
+    }
+
+    /// Writes `bytes` as `name` unless an object of that name exists (compared and set by
+    /// the store itself: S3's `If-None-Match: *`, an exclusive create on disk). A retried
+    /// write whose first attempt had in fact landed thus counts as done, not as a second
+    /// copy.
+    pub fn put_once(&self, name: &str, bytes: &[u8]) -> Result<Put, TrainError> {
+        let path = ObjectPath::from(name);
+        let payload = PutPayload::from(bytes.to_vec());
+        self.retrying("write", name, || async {
+            let options = PutOptions {
+                mode: PutMode::Create,
+                ..PutOptions::default()
+            };
+            match self.objects.put_opts(&path, payload.clone(), options).await {
+                Ok(_) => Ok(Put::Written),
+                Err(
+                    object_store::Error::AlreadyExists { .. }
+                    | object_store::Error::Precondition { .. },
+                ) => Ok(Put::AlreadyThere),
+                Err(e) => Err(e),
+            }
         })
     }
 
-    /// The directory.
-    pub fn root(&self) -> &Path {
-        &self.root
+    /// Writes `bytes` as `name`, replacing what was there (the checkpoint pointer and the
+    /// resolved config only). A reader sees the old object or the new one, never a mix.
+    pub fn replace(&self, name: &str, bytes: &[u8]) -> Result<(), TrainError> {
+        let path = ObjectPath::from(name);
+        let payload = PutPayload::from(bytes.to_vec());
+        self.retrying("write", name, || async {
+            self.objects.put(&path, payload.clone()).await.map(|_| ())
+        })
+    }
+
+    /// The names of the objects under folder `dir` (all depths), relative to it and sorted.
+    pub fn list(&self, dir: &str) -> Result<Vec<String>, TrainError> {
+        let prefix = (!dir.is_empty()).then(|| ObjectPath::from(dir));
+        let strip = if dir.is_empty() {
+            0
+        } else {
+            dir.trim_end_matches('/').len() + 1
+        };
+        self.retrying("list", dir, || async {
+            let metas: Vec<_> = self.objects.list(prefix.as_ref()).try_collect().await?;
+            let mut names: Vec<String> = metas
+                .into_iter()
+                .map(|meta| meta.location.as_ref()[strip..].to_string())
+                .collect();
+            names.sort();
+            Ok(names)
+        })
+    }
+
+    /// Removes `name`; removing what is not there is not an error.
+    pub fn delete(&self, name: &str) -> Result<(), TrainError> {
+        let path = ObjectPath::from(name);
+        self.retrying("delete", name, || async {
+            match self.objects.delete(&path).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    /// Runs one store request, retrying transient failures with exponential backoff and
+    /// full jitter (so that many actors do not come back in step when a server returns)
+    /// until [`RunStore::patience`] has passed.
+    fn retrying<T, F, Fut>(&self, what: &str, name: &str, mut request: F) -> Result<T, TrainError>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = object_store::Result<T>>,
+    {
+        let start = Instant::now();
+        let mut ceiling = Duration::from_millis(500);
+        loop {
+            let error = match runtime().block_on(request()) {
+                Ok(value) => return Ok(value),
+                Err(error) => error,
+            };
+            let fail = || TrainError::Store {
+                location: self.display(name),
+                reason: format!("cannot {what}: {}", one_line(&error)),
+            };
+            if !is_transient(&error) || start.elapsed() >= self.patience {
+                return Err(fail());
+            }
+            let wait = ceiling.mul_f64(unseeded_fraction());
+            tracing::warn!("{}; retrying in {:.1} s", fail(), wait.as_secs_f64());
+            std::thread::sleep(wait);
+            ceiling = (ceiling * 2).min(Duration::from_secs(30));
+        }
     }
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |source| TrainError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+/// A number in [0, 1) that differs between processes and calls: jitter for backoff, where
+/// a seeded stream would make every actor wait alike.
+pub(crate) fn unseeded_fraction() -> f64 {
+    use rand::SeedableRng;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let seed =
+        nanos ^ (u64::from(std::process::id()) << 32) ^ CALLS.fetch_add(1, Ordering::Relaxed);
+    rand::rngs::SmallRng::seed_from_u64(seed).random()
 }
 
-impl RunStore for LocalStore {
-    fn read(&self, name: &str) -> Result<Option<String>, TrainError> {
-        let path = self.root.join(name);
-        match fs::read_to_string(&path) {
-            Ok(text) => Ok(Some(text)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io_error(&path)(e)),
+/// A path named either plainly or as `file:///...`.
+fn local_path(location: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(location.strip_prefix("file://").unwrap_or(location))
+}
+
+/// Errors worth another try: anything but the answers a retry cannot change.
+fn is_transient(error: &object_store::Error) -> bool {
+    use object_store::Error as E;
+    !matches!(
+        error,
+        E::NotFound { .. }
+            | E::AlreadyExists { .. }
+            | E::Precondition { .. }
+            | E::InvalidPath { .. }
+            | E::NotSupported { .. }
+            | E::NotImplemented { .. }
+            | E::PermissionDenied { .. }
+            | E::Unauthenticated { .. }
+            | E::UnknownConfigurationKey { .. }
+    )
+}
+
+/// An error and its causes on one line, each cause once.
+pub(crate) fn one_line(error: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(error);
+    while let Some(e) = next {
+        let text = e.to_string().replace('\n', " ");
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
         }
+        next = e.source();
     }
-
-    fn write_atomic(&self, name: &str, contents: &str) -> Result<(), TrainError> {
-        let path = self.root.join(name);
-        let tmp = self.root.join(format!("{name}.tmp"));
-        fs::write(&tmp, contents).map_err(io_error(&tmp))?;
-        fs::rename(&tmp, &path).map_err(io_error(&path))
-    }
-
-    fn append_line(&self, name: &str, line: &str) -> Result<(), TrainError> {
-        let path = self.root.join(name);
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_error(&path))?;
-        file.write_all(format!("{line}\n").as_bytes())
-            .map_err(io_error(&path))?;
-        file.flush().map_err(io_error(&path))
-    }
-
-    fn read_lines(&self, name: &str) -> Result<Vec<String>, TrainError> {
-        let Some(text) = self.read(name)? else {
-            return Ok(Vec::new());
-        };
-        let complete = match text.rfind('\n') {
-            Some(end) => &text[..=end],
-            None => "",
-        };
-        if complete.len() < text.len() {
-            let path = self.root.join(name);
-            let file = OpenOptions::new()
-                .write(true)
-                .open(&path)
-                .map_err(io_error(&path))?;
-            file.set_len(complete.len() as u64)
-                .map_err(io_error(&path))?;
-        }
-        Ok(complete
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(str::to_string)
-            .collect())
-    }
-
-    fn local_path(&self, name: &str) -> PathBuf {
-        self.root.join(name)
-    }
-
-    fn remove_checkpoint(&self, base: &str) -> Result<(), TrainError> {
-        // Sidecar first: a weights file without its sidecar is never taken for a checkpoint.
-        for ext in ["json", "safetensors"] {
-            let path = self.root.join(format!("{base}.{ext}"));
-            match fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io_error(&path)(e)),
-            }
-        }
-        Ok(())
-    }
-
-    fn list(&self, dir: &str) -> Result<Vec<String>, TrainError> {
-        let path = self.root.join(dir);
-        let entries = match fs::read_dir(&path) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(io_error(&path)(e)),
-        };
-        let mut names = Vec::new();
-        for entry in entries {
-            let entry = entry.map_err(io_error(&path))?;
-            if entry.file_type().map_err(io_error(&path))?.is_file() {
-                names.push(entry.file_name().to_string_lossy().into_owned());
-            }
-        }
-        names.sort();
-        Ok(names)
-    }
+    parts.join(": ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn scratch(name: &str) -> (std::path::PathBuf, RunStore) {
+        let dir = std::env::temp_dir().join(format!("zerosum-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = RunStore::create(dir.to_str().unwrap()).unwrap();
+        (dir, store)
+    }
+
     #[test]
-    fn a_torn_last_line_is_cut_off() {
-        let dir = std::env::temp_dir().join(format!("zerosum-store-{}", std::process::id()));
-        let store = LocalStore::open(&dir).unwrap();
-        store.append_line("games/a.jsonl", "{\"x\":1}").unwrap();
-        store.append_line("games/a.jsonl", "{\"x\":2}").unwrap();
-        let path = store.local_path("games/a.jsonl");
-        let mut text = fs::read_to_string(&path).unwrap();
-        text.push_str("{\"x\":3,\"tor");
-        fs::write(&path, text).unwrap();
-        assert_eq!(store.read_lines("games/a.jsonl").unwrap().len(), 2);
-        store.append_line("games/a.jsonl", "{\"x\":4}").unwrap();
+    fn an_object_is_written_once_and_a_second_put_changes_nothing() {
+        let (dir, store) = scratch("once");
+        assert_eq!(store.get("games/a.jsonl").unwrap(), None);
         assert_eq!(
-            store.read_lines("games/a.jsonl").unwrap(),
-            vec!["{\"x\":1}", "{\"x\":2}", "{\"x\":4}"]
+            store.put_once("games/a.jsonl", b"first").unwrap(),
+            Put::Written
         );
-        fs::remove_dir_all(dir).unwrap();
+        assert_eq!(
+            store.put_once("games/a.jsonl", b"second").unwrap(),
+            Put::AlreadyThere
+        );
+        assert_eq!(store.get("games/a.jsonl").unwrap().unwrap(), b"first");
+        store.replace("checkpoints/latest", b"gen-0001").unwrap();
+        store.replace("checkpoints/latest", b"gen-0002").unwrap();
+        assert_eq!(
+            store.get_text("checkpoints/latest").unwrap().unwrap(),
+            "gen-0002"
+        );
+        store.put_once("games/b/c.jsonl", b"x").unwrap();
+        assert_eq!(store.list("games").unwrap(), vec!["a.jsonl", "b/c.jsonl"]);
+        assert_eq!(store.list("nothing").unwrap(), Vec::<String>::new());
+        store.delete("games/a.jsonl").unwrap();
+        store.delete("games/a.jsonl").unwrap();
+        assert_eq!(store.list("games").unwrap(), vec!["b/c.jsonl"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn bad_locations_fail_in_one_line_naming_them() {
+        for location in ["ftp://host/run", "/nonexistent/zerosum/run"] {
+            let error = RunStore::open(location).unwrap_err().to_string();
+            assert!(error.contains(location), "{error}");
+            assert!(!error.contains('\n'), "{error}");
+        }
+        // Nothing listens on port 9: the endpoint is unreachable, and that is said at once.
+        std::env::set_var("AWS_ENDPOINT_URL", "http://127.0.0.1:9");
+        std::env::set_var("AWS_ALLOW_HTTP", "true");
+        std::env::set_var("AWS_ACCESS_KEY_ID", "x");
+        std::env::set_var("AWS_SECRET_ACCESS_KEY", "y");
+        std::env::set_var("AWS_REGION", "us-east-1");
+        let start = Instant::now();
+        let error = RunStore::open("s3://bucket/run").unwrap_err().to_string();
+        assert!(error.starts_with("s3://bucket/run"), "{error}");
+        assert!(!error.contains('\n'), "{error}");
+        assert!(start.elapsed() < Duration::from_secs(60));
     }
 }

@@ -8,10 +8,10 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::tic_tac_toe::TicTacToe;
 use zerosum_games::Game;
-use zerosum_nn::{Device, Model, NetEvaluator};
+use zerosum_nn::{Device, NetEvaluator};
 use zerosum_train::perfect::PerfectSolver;
 use zerosum_train::players::PerfectAgent;
-use zerosum_train::{play_match, train, Agent, LocalStore, MctsAgent, RunConfig, Silent};
+use zerosum_train::{play_match, train, Agent, MctsAgent, RunConfig, RunStore, Silent};
 
 fn reachable(position: &TicTacToe, seen: &mut HashSet<TicTacToe>, out: &mut Vec<TicTacToe>) {
     if position.is_terminal() || !seen.insert(*position) {
@@ -33,7 +33,7 @@ fn default_config_learns_perfect_tic_tac_toe() {
         .unwrap();
     let dir = std::env::temp_dir().join(format!("zerosum-e2e-ttt-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let store = LocalStore::open(&dir).unwrap();
+    let store = RunStore::create(dir.to_str().unwrap()).unwrap();
     let game = TicTacToe::new();
     let started = std::time::Instant::now();
     let summary = train(&game, &config, &store, &mut Silent).unwrap();
@@ -43,7 +43,12 @@ fn default_config_learns_perfect_tic_tac_toe() {
         started.elapsed().as_secs_f64()
     );
 
-    let model = Model::load(&dir.join("checkpoints/latest"), &game, Device::Cpu).unwrap();
+    let model = zerosum_train::checkpoints::load_location(
+        &format!("{}/checkpoints/latest", dir.display()),
+        &game,
+        Device::Cpu,
+    )
+    .unwrap();
     let mut agent = MctsAgent::new(
         "trained".into(),
         Box::new(NetEvaluator::new(model, &game)),

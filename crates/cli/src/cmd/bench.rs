@@ -53,7 +53,9 @@ fn bench<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<(
     let device = parse_device(&config.device)?;
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let model = match &args.checkpoint {
-        Some(path) => Model::load(path, initial, device)?,
+        Some(path) => {
+            zerosum_train::checkpoints::load_location(&path.to_string_lossy(), initial, device)?
+        }
         None => Model::for_game(initial, &config.model, device)?,
     };
     let mut rng = SmallRng::seed_from_u64(config.seed);

@@ -87,7 +87,7 @@ pub fn resolve_with_checkpoint(
     let Some(path) = checkpoint else {
         return args.resolve();
     };
-    let (_, meta) = zerosum_nn::Model::read_meta(path)?;
+    let meta = zerosum_train::checkpoints::meta_at(&path.to_string_lossy())?;
     let mut args = args.clone();
     args.game = Some(meta.game);
     args.resolve()
@@ -97,7 +97,8 @@ pub fn resolve_with_checkpoint(
 /// MCTS without one, so that every front end works before any training.
 #[derive(clap::Args)]
 pub struct AgentArgs {
-    /// A trained checkpoint (runs/NAME/checkpoints/latest); without it, rollout MCTS plays
+    /// A trained checkpoint (runs/NAME/checkpoints/latest, a run, or an s3:// gs:// az://
+    /// URL of either); without it, rollout MCTS plays
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
     /// Simulations per agent move
@@ -147,6 +148,17 @@ pub fn positive(text: &str) -> Result<usize, String> {
             "expected a whole number of at least 1, got '{text}'"
         )),
     }
+}
+
+/// Where actors keep batches that the store has not taken yet: `$XDG_CACHE_HOME` or
+/// `~/.cache`, under `zerosum/outbox`, so that an actor restarted on the same machine finds
+/// them.
+pub fn outbox_dir() -> PathBuf {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("zerosum").join("outbox")
 }
 
 #[cfg(test)]

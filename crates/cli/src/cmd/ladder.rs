@@ -1,17 +1,15 @@
 //! `zerosum ladder RUN`: rates a run's checkpoints against each other and fixed anchors.
 
-use std::path::PathBuf;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 use zerosum_games::with_game;
-use zerosum_train::{run_ladder, LadderOptions, LocalStore, PlayerSpec, RunConfig};
+use zerosum_train::{layout, run_ladder, LadderOptions, PlayerSpec, RunConfig, RunStore};
 
 use crate::progress::Bars;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The run directory (runs/NAME)
-    pub run: PathBuf,
+    /// The run (runs/NAME, or an s3:// gs:// az:// URL)
+    pub run: String,
     /// Games per match; colours alternate, so an even number is fairest
     #[arg(long, default_value_t = 20)]
     pub games: usize,
@@ -35,10 +33,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let store = LocalStore::open_existing(&args.run)?;
-    let config_path = args.run.join("config.toml");
-    let text = std::fs::read_to_string(&config_path)
-        .with_context(|| format!("cannot read {}", config_path.display()))?;
+    let store = RunStore::open(&args.run)?;
+    let Some(text) = store.get_text(layout::CONFIG)? else {
+        anyhow::bail!("{}: not a run (no {})", args.run, layout::CONFIG);
+    };
     let (game, config) = super::common::resolve_config(RunConfig::from_toml(&text, &[])?)?;
     let anchors = args
         .anchors
@@ -73,9 +71,9 @@ pub fn run(args: Args) -> Result<()> {
         println!("{line}");
     }
     println!(
-        "ratings appended to {} as ladder events; `zerosum report {}` plots them",
-        args.run.join("metrics.jsonl").display(),
-        args.run.display()
+        "ratings recorded in {} as ladder events; `zerosum report {}` plots them",
+        store.display(layout::METRICS),
+        args.run
     );
     Ok(())
 }

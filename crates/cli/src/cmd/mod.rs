@@ -1,11 +1,13 @@
 //! One module per subcommand: each parses its flags, resolves them and calls library code.
 
 pub mod accuracy;
+pub mod actor;
 pub mod arena;
 pub mod bench;
 pub mod check_game;
 pub mod common;
 pub mod compare;
+pub mod evaluate;
 pub mod export;
 pub mod gtp;
 pub mod ladder;

@@ -3,33 +3,44 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use zerosum_train::{LocalStore, RunHistory};
+use zerosum_train::{layout, RunHistory, RunStore};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The run directory (runs/NAME); it may still be training
-    pub run: PathBuf,
-    /// Where to write the plots and index.html (default RUN/report)
+    /// The run (runs/NAME, or an s3:// gs:// az:// URL); it may still be training
+    pub run: String,
+    /// Where to write the plots and index.html (default RUN/report, or report-NAME in the
+    /// current directory for a run in object storage)
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let store = LocalStore::open_existing(&args.run)?;
+    let store = RunStore::open(&args.run)?;
+    anyhow::ensure!(
+        store.get(layout::CONFIG)?.is_some() || store.get(layout::LEGACY_METRICS)?.is_some(),
+        "{}: not a run (no {})",
+        args.run,
+        layout::CONFIG
+    );
     let history = RunHistory::read(&store)?;
     for line in &history.skipped {
         eprintln!(
-            "warning: {} line {line} is not a JSON object; left out",
-            args.run.join("metrics.jsonl").display()
+            "warning: {}: event line {line} is not a JSON object; left out",
+            args.run
         );
     }
-    let out = args.out.unwrap_or_else(|| args.run.join("report"));
-    let name = args
-        .run
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| args.run.display().to_string());
+    let local = !zerosum_train::store::is_url(&args.run);
+    let name = std::path::Path::new(args.run.trim_end_matches('/'))
+        .file_name()
+        .map_or_else(|| args.run.clone(), |n| n.to_string_lossy().into_owned());
+    let out = args.out.unwrap_or_else(|| {
+        if local {
+            PathBuf::from(&args.run).join("report")
+        } else {
+            PathBuf::from(format!("report-{name}"))
+        }
+    });
     let files = zerosum_report::write_report(&history, &format!("zerosum report: {name}"), &out)?;
     if let Some(line) = history.ladder_headline() {
         println!("{line}");

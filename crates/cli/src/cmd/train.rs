@@ -1,75 +1,97 @@
-//! `zerosum train`: generations of self-play, learning and evaluation in a run directory.
+//! `zerosum train`: the learner of a run (and, on one machine, its actors and evaluator).
 
-use std::path::PathBuf;
-
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use zerosum_games::with_game;
-use zerosum_train::{train, LocalStore, RunConfig, RunStore};
+use zerosum_train::{layout, train_with, Mode, RunConfig, RunStore, TrainOptions};
 
-use super::common::{resolve_config, GameArgs};
+use super::common::{outbox_dir, resolve_config, GameArgs};
 use crate::progress::Bars;
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub game: GameArgs,
-    /// The run directory (default runs/<game>)
+    /// The run: a directory, or object storage (s3://BUCKET/PATH, gs://, az://, file://);
+    /// default runs/<game>
     #[arg(long)]
-    pub run: Option<PathBuf>,
+    pub run: Option<String>,
     /// Continue the run in --run from its latest checkpoint
     #[arg(long)]
     pub resume: bool,
+    /// Actor threads in this process; makes the run asynchronous (mode = "async"), and 0
+    /// leaves all self-play to `zerosum actor` processes
+    #[arg(long)]
+    pub actors: Option<usize>,
+    /// Leave evaluation to a `zerosum evaluate --follow` process
+    #[arg(long)]
+    pub no_evaluate: bool,
 }
 
 pub fn run(args: Args) -> Result<()> {
-    // The run directory first: a run that exists continues with its own config (and any
-    // --set on top), however the directory was named.
-    let (dir, resolved) = match &args.run {
-        Some(dir) => (dir.clone(), None),
+    // The run first: a run that exists continues with its own config (and any --set on
+    // top), however it was named.
+    let (location, resolved) = match &args.run {
+        Some(location) => (location.clone(), None),
         None => {
             let (game, config) = args.game.resolve()?;
-            (
-                PathBuf::from("runs").join(game.short_name()),
-                Some((game, config)),
-            )
+            (format!("runs/{}", game.short_name()), Some((game, config)))
         }
     };
-    let existing = dir.join("config.toml");
-    let (game, config) = if existing.exists() {
-        if !args.resume {
-            bail!(
-                "run directory {} already holds a run: pass --resume to continue it, or --run DIR for a new one",
-                dir.display()
-            );
+    let store = RunStore::create(&location)?;
+    let (game, config) = match store.get_text(layout::CONFIG)? {
+        Some(text) => {
+            if !args.resume {
+                bail!(
+                    "{location} already holds a run: pass --resume to continue it, or --run for a new one"
+                );
+            }
+            resolve_config(RunConfig::from_toml(&text, &args.game.overrides)?)?
         }
-        let text = std::fs::read_to_string(&existing)
-            .with_context(|| format!("cannot read {}", existing.display()))?;
-        resolve_config(RunConfig::from_toml(&text, &args.game.overrides)?)?
-    } else {
-        match resolved {
+        None => match resolved {
             Some(resolved) => resolved,
             None => args.game.resolve()?,
-        }
+        },
     };
-    let store = LocalStore::open(&dir)?;
+    // Actor threads are an asynchronous run's: naming them makes the run asynchronous.
+    let config = match args.actors {
+        Some(_) if config.mode == Mode::Sync => RunConfig {
+            mode: Mode::Async,
+            ..(*config).clone()
+        }
+        .resolve()?,
+        _ => config,
+    };
     println!(
-        "training {} in {} ({} generations{})",
+        "training {} in {} ({} generations{}, {})",
         config.game,
-        dir.display(),
+        location,
         config.generations,
         if config.max_minutes > 0.0 {
             format!(", at most {} minutes", config.max_minutes)
         } else {
             String::new()
+        },
+        match config.mode {
+            Mode::Sync => "synchronous".to_string(),
+            Mode::Async => format!(
+                "asynchronous, {} actor threads here",
+                args.actors.unwrap_or(config.self_play.threads)
+            ),
         }
     );
-    let summary = with_game!(&game, g => train(g, &config, &store, &mut Bars::new()))?;
+    let options = TrainOptions {
+        actors: args.actors,
+        evaluate: !args.no_evaluate,
+        outbox: outbox_dir(),
+    };
+    let summary =
+        with_game!(&game, g => train_with(g, &config, &store, &options, &mut Bars::new()))?;
     println!(
         "done: generation {}, {} steps, {:.0}s of training; latest checkpoint {}",
         summary.generation,
         summary.steps,
         summary.seconds,
-        store.local_path("checkpoints/latest").display()
+        store.display(layout::LATEST)
     );
     Ok(())
 }

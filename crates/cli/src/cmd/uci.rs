@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::registry::AnyGame;
 use zerosum_games::Game;
-use zerosum_nn::{parse_device, Model, NetEvaluator};
+use zerosum_nn::{parse_device, NetEvaluator};
 use zerosum_search::{Algorithm, EvalCache, Evaluator, RolloutEvaluator};
 
 use super::common::{resolve_with_checkpoint, GameArgs};
@@ -40,7 +40,11 @@ pub fn run(mut args: Args) -> Result<()> {
     };
     let evaluator: Box<dyn Evaluator<_> + Send> = match &args.checkpoint {
         Some(path) => {
-            let model = Model::load(path, &initial, parse_device(&config.device)?)?;
+            let model = zerosum_train::checkpoints::load_location(
+                &path.to_string_lossy(),
+                &initial,
+                parse_device(&config.device)?,
+            )?;
             Box::new(NetEvaluator::new(model, &initial))
         }
         None => Box::new(RolloutEvaluator::new(config.seed, 1)),

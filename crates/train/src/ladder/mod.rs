@@ -106,7 +106,7 @@ pub fn headline(generation: u64, rating: &Rating) -> String {
 
 /// The anchors (with `random` first) and the run's checkpoints, oldest first.
 pub fn ladder_players(
-    store: &dyn RunStore,
+    store: &RunStore,
     anchors: &[PlayerSpec],
 ) -> Result<Vec<LadderPlayer>, TrainError> {
     let mut players = vec![anchor(PlayerSpec::Random)];
@@ -123,18 +123,22 @@ pub fn ladder_players(
         }
     }
     let mut checkpoints: Vec<LadderPlayer> = Vec::new();
-    let names = store.list("checkpoints")?;
-    let mut bases: Vec<&str> = names
-        .iter()
-        .filter_map(|n| n.strip_suffix(".json"))
-        .filter(|b| b.starts_with("gen-") && names.contains(&format!("{b}.safetensors")))
+    let mut bases: Vec<String> = crate::checkpoints::generations(store)?
+        .into_iter()
+        .map(crate::layout::checkpoint)
         .collect();
-    if names.iter().any(|n| n == "latest.json") && names.iter().any(|n| n == "latest.safetensors") {
-        bases.push("latest");
-    }
+    // A run written before pointers kept its newest network as checkpoints/latest.*.
+    bases.push("checkpoints/latest".to_string());
     for base in bases {
-        let path = store.local_path(&format!("checkpoints/{base}"));
-        let (_, meta) = zerosum_nn::Model::read_meta(&path)?;
+        let Some(bytes) = crate::checkpoints::read(store, &base)? else {
+            continue;
+        };
+        let path = PathBuf::from(store.display(&base));
+        let meta: zerosum_nn::CheckpointMeta =
+            serde_json::from_slice(&bytes.meta).map_err(|e| TrainError::Store {
+                location: store.display(&crate::layout::sidecar(&base)),
+                reason: e.to_string(),
+            })?;
         if checkpoints
             .iter()
             .any(|c| c.generation == Some(meta.generation))
@@ -202,14 +206,14 @@ fn mix(seed: u64, index: u64, side: u64) -> u64 {
 pub fn run_ladder<G: Game>(
     initial: &G,
     config: &RunConfig,
-    store: &dyn RunStore,
+    store: &RunStore,
     options: &LadderOptions,
     progress: &mut dyn Progress,
 ) -> Result<LadderReport, TrainError> {
     let players = ladder_players(store, &options.anchors)?;
     if !players.iter().any(|p| p.generation.is_some()) {
-        return Err(TrainError::RunDir {
-            path: store.local_path(""),
+        return Err(TrainError::Store {
+            location: store.location().to_string(),
             reason: "no checkpoints to rate (checkpoints/gen-*.safetensors)".to_string(),
         });
     }
@@ -282,9 +286,10 @@ pub fn run_ladder<G: Game>(
         matches,
     };
     progress.finish(&report.headline().unwrap_or_default());
-    for entry in &report.entries {
-        store.append_line(
-            "metrics.jsonl",
+    for (index, entry) in report.entries.iter().enumerate() {
+        crate::events::record_named(
+            store,
+            &format!("ladder-{:04}-{index:03}", report.ladder),
             &ladder_line(store, &report, entry, options),
         )?;
     }
@@ -293,7 +298,7 @@ pub fn run_ladder<G: Game>(
 
 /// The `ladder` event of one player.
 fn ladder_line(
-    store: &dyn RunStore,
+    store: &RunStore,
     report: &LadderReport,
     entry: &LadderEntry,
     options: &LadderOptions,
@@ -303,10 +308,11 @@ fn ladder_line(
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0);
     // The checkpoint as the run directory names it (checkpoints/gen-0012).
-    let root = store.local_path("");
-    let checkpoint: Option<PathBuf> = match &entry.player.spec {
+    let root = store.display("");
+    let checkpoint: Option<String> = match &entry.player.spec {
         PlayerSpec::Checkpoint { path, .. } => {
-            Some(path.strip_prefix(&root).unwrap_or(path).to_path_buf())
+            let path = path.to_string_lossy();
+            Some(path.strip_prefix(&root).unwrap_or(&path).to_string())
         }
         _ => None,
     };
@@ -335,7 +341,6 @@ fn ladder_line(
 mod tests {
     use super::*;
     use crate::run::Silent;
-    use crate::store::LocalStore;
     use zerosum_games::tic_tac_toe::TicTacToe;
 
     fn checkpoint(generation: u64) -> LadderPlayer {
@@ -367,11 +372,11 @@ mod tests {
         );
     }
 
-    fn scratch_run(name: &str) -> (std::path::PathBuf, LocalStore, RunConfig) {
+    fn scratch_run(name: &str) -> (std::path::PathBuf, RunStore, RunConfig) {
         let dir =
             std::env::temp_dir().join(format!("zerosum-ladder-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let store = LocalStore::open(&dir).unwrap();
+        let store = RunStore::create(dir.to_str().unwrap()).unwrap();
         let config = RunConfig {
             game: "tictactoe".to_string(),
             device: "cpu".to_string(),
@@ -382,11 +387,9 @@ mod tests {
             zerosum_nn::Model::for_game(&game, &config.model, zerosum_nn::Device::Cpu).unwrap();
         for generation in [0, 2] {
             model.set_progress(generation * 5, generation);
-            model
-                .save(&store.local_path(&format!("checkpoints/gen-{generation:04}")))
-                .unwrap();
+            crate::checkpoints::save(&store, generation, &model).unwrap();
         }
-        model.save(&store.local_path("checkpoints/latest")).unwrap();
+        crate::checkpoints::publish(&store, 2).unwrap();
         (dir, store, config)
     }
 

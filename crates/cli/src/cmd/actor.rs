@@ -1,0 +1,120 @@
+//! `zerosum actor --run URL`: self-play for a run on any machine, joining or leaving at any
+//! time. SIGTERM or Ctrl-C ends it after one last upload of its outbox, with exit code 0.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use zerosum_games::with_game;
+use zerosum_train::actor::{default_actor_id, outbox_for};
+use zerosum_train::{layout, Actor, ActorEvent, ActorOptions, RunConfig, RunIdentity, RunStore};
+
+use super::common::{outbox_dir, resolve_config};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The run to play for (a directory or s3://, gs://, az://, file:// URL)
+    #[arg(long)]
+    pub run: String,
+    /// This actor's name in the run's batch names (default: host, process and a random tag)
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Stop after this many batches (default: until stopped)
+    #[arg(long, default_value_t = 0)]
+    pub batches: u64,
+    /// Where batches wait while the store cannot be reached, in a folder per run (default:
+    /// ~/.cache/zerosum/outbox)
+    #[arg(long)]
+    pub outbox: Option<std::path::PathBuf>,
+    /// Override a setting of the run's config for this actor (key=value), e.g. device=cpu
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub overrides: Vec<String>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let store = RunStore::open(&args.run)?;
+    let Some(identity) = RunIdentity::check(&store)? else {
+        bail!(
+            "{}: not a run yet (no {}); start its learner first",
+            args.run,
+            layout::RUN
+        );
+    };
+    let Some(text) = store.get_text(layout::CONFIG)? else {
+        bail!("{}: the run has no {}", args.run, layout::CONFIG);
+    };
+    let (game, config) = resolve_config(RunConfig::from_toml(&text, &args.overrides)?)?;
+    if game.name() != identity.game {
+        bail!(
+            "{}: the run trains {}, its config names {}",
+            args.run,
+            identity.game,
+            game.name()
+        );
+    }
+    if let Some(id) = &args.id {
+        if id.is_empty()
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            bail!("--id {id:?}: use letters, digits, '-', '_' and '.' only");
+        }
+    }
+    zerosum_nn::init_torch(config.seed, config.torch_threads);
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    let options = ActorOptions {
+        id: args.id.clone().unwrap_or_else(default_actor_id),
+        outbox: outbox_for(&args.outbox.clone().unwrap_or_else(outbox_dir), &args.run),
+        max_batches: args.batches,
+    };
+    println!(
+        "actor {} playing {} for {}",
+        options.id, identity.game, args.run
+    );
+    let summary = with_game!(&game, g => {
+        let mut actor = Actor::new(g, store.clone(), &config, options.clone())?;
+        actor.run(&stop, report)
+    })?;
+    println!(
+        "actor {} stopped: {} batches, {} games{}",
+        options.id,
+        summary.batches,
+        summary.games,
+        if summary.waiting > 0 {
+            format!(
+                "; {} batches wait in {} for the next actor on this machine",
+                summary.waiting,
+                options.outbox.display()
+            )
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}
+
+fn report(event: ActorEvent) {
+    match event {
+        ActorEvent::Loaded { generation } => {
+            println!("playing with checkpoint gen-{generation:04}")
+        }
+        ActorEvent::Batch {
+            name,
+            games,
+            positions_per_second,
+        } => println!("{name}: {games} games, {positions_per_second:.0} positions/s"),
+        ActorEvent::Waiting {
+            batches,
+            reason,
+            retry_in,
+        } => eprintln!(
+            "warning: {reason}; {batches} batches wait in the outbox, next try in {:.1} s",
+            retry_in.as_secs_f64()
+        ),
+        ActorEvent::Uploaded { batches } => println!("uploaded {batches} batches from the outbox"),
+    }
+}

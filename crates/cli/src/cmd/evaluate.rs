@@ -1,0 +1,50 @@
+//! `zerosum evaluate --run URL --follow`: the evaluator of a run on its own machine.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use zerosum_games::with_game;
+use zerosum_train::{evaluator, layout, RunConfig, RunIdentity, RunStore};
+
+use super::common::resolve_config;
+use crate::progress::Bars;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The run (a directory or s3://, gs://, az://, file:// URL)
+    #[arg(long)]
+    pub run: String,
+    /// Keep following the run as the learner publishes (default: evaluate what is there,
+    /// then stop)
+    #[arg(long)]
+    pub follow: bool,
+    /// Override a setting of the run's config (key=value), e.g. arena.games=50
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub overrides: Vec<String>,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let store = RunStore::open(&args.run)?;
+    if RunIdentity::check(&store)?.is_none() {
+        bail!("{}: not a run (no {})", args.run, layout::RUN);
+    }
+    let Some(text) = store.get_text(layout::CONFIG)? else {
+        bail!("{}: the run has no {}", args.run, layout::CONFIG);
+    };
+    let (game, config) = resolve_config(RunConfig::from_toml(&text, &args.overrides)?)?;
+    if config.arena.every == 0 {
+        bail!(
+            "{}: the run evaluates nothing (arena.every = 0); pass --set arena.every=N",
+            args.run
+        );
+    }
+    zerosum_nn::init_torch(config.seed, config.torch_threads);
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    let done = with_game!(&game, g => evaluator::follow(g, &config, &store, &stop, args.follow, &mut Bars::new()))?;
+    println!("evaluated {} checkpoints: {:?}", done.len(), done);
+    Ok(())
+}

@@ -1,0 +1,499 @@
+//! The actor role: self-play games with the newest published network, written to the run
+//! in batches.
+//!
+//! - [`run_self_play`] plays a synchronous generation's games on the learner's machine,
+//!   one worker thread per `self_play.threads`.
+//! - [`Actor`] is an asynchronous actor: on its own thread or in a `zerosum actor` process
+//!   on any machine, sharing nothing with the learner but the store. Between batches it
+//!   looks for a newer checkpoint; each batch goes to a local outbox on disk first and is
+//!   uploaded from there, so a store that cannot be reached delays batches but loses none
+//!   (retried with exponential backoff and jitter while the actor plays on).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use zerosum_games::Game;
+use zerosum_nn::{Model, NetEvaluator};
+
+use crate::checkpoints;
+use crate::config::{derive_seed, stream, RunConfig};
+use crate::error::TrainError;
+use crate::layout;
+use crate::record::GameRecord;
+use crate::self_play::{self_play, self_play_until, SelfPlayCounters};
+use crate::store::{Put, RunStore};
+
+/// Plays `games` self-play games with `model`, on `config.self_play.threads` threads each
+/// with its own copy of the network; `on_game` runs on this thread for each finished game.
+pub fn run_self_play<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    model: &Model,
+    games: usize,
+    rng: &mut SmallRng,
+    mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
+) -> Result<SelfPlayCounters, TrainError> {
+    if games == 0 {
+        return Ok(SelfPlayCounters::default());
+    }
+    let threads = config.self_play.threads.min(games).max(1);
+    let base_seed: u64 = rng.random();
+    if threads == 1 {
+        let mut evaluator = NetEvaluator::new(model.try_clone()?, initial);
+        let mut failure = None;
+        let counters = self_play(
+            initial,
+            &mut evaluator,
+            &config.search,
+            &config.self_play,
+            games,
+            rng,
+            |record| {
+                if failure.is_none() {
+                    failure = on_game(record).err();
+                }
+            },
+        );
+        return failure.map_or(Ok(counters), Err);
+    }
+    let models = (0..threads)
+        .map(|_| model.try_clone())
+        .collect::<Result<Vec<_>, _>>()?;
+    // The learner's intra-op threads would oversubscribe the cores once per worker: each
+    // worker gets its share for this phase (measured on 2 cores: 2 workers x 1 thread play
+    // 1.5x the positions per second of 1 worker x 2 threads), and the learner gets them back.
+    let learner_threads = zerosum_nn::torch_threads();
+    zerosum_nn::set_torch_threads(learner_threads / threads);
+    let (sender, receiver) = mpsc::channel::<GameRecord>();
+    let result = std::thread::scope(|scope| {
+        let handles: Vec<_> = models
+            .into_iter()
+            .enumerate()
+            .map(|(worker, model)| {
+                let sender = sender.clone();
+                let share = games / threads + usize::from(worker < games % threads);
+                let seed = derive_seed(base_seed, stream::GENERATION, worker as u64 + 1);
+                scope.spawn(move || {
+                    let mut rng = SmallRng::seed_from_u64(seed);
+                    let mut evaluator = NetEvaluator::new(model, initial);
+                    self_play(
+                        initial,
+                        &mut evaluator,
+                        &config.search,
+                        &config.self_play,
+                        share,
+                        &mut rng,
+                        |record| {
+                            // The receiver outlives the workers; a send fails only if it gave up.
+                            let _ = sender.send(record);
+                        },
+                    )
+                })
+            })
+            .collect();
+        drop(sender);
+        let mut failure = None;
+        for record in receiver {
+            if failure.is_none() {
+                failure = on_game(record).err();
+            }
+        }
+        let mut counters = SelfPlayCounters::default();
+        for handle in handles {
+            counters.merge(&handle.join().expect("self-play workers do not panic"));
+        }
+        failure.map_or(Ok(counters), Err)
+    });
+    zerosum_nn::set_torch_threads(learner_threads);
+    result
+}
+
+/// A batch as stored: JSON Lines, one record per line.
+pub fn batch_text(records: &[GameRecord]) -> String {
+    records
+        .iter()
+        .map(|r| serde_json::to_string(r).expect("records serialise") + "\n")
+        .collect()
+}
+
+/// The records of a stored batch; `origin` names it in errors.
+pub fn parse_batch(text: &str, origin: &str) -> Result<Vec<GameRecord>, TrainError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line).map_err(|e| TrainError::BadRecord {
+                path: PathBuf::from(origin),
+                line: i + 1,
+                reason: e.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Reads the batch object `name`; `None` if it is not there.
+pub fn read_batch(store: &RunStore, name: &str) -> Result<Option<Vec<GameRecord>>, TrainError> {
+    match store.get_text(name)? {
+        None => Ok(None),
+        Some(text) => parse_batch(&text, &store.display(name)).map(Some),
+    }
+}
+
+/// How an asynchronous actor runs.
+#[derive(Clone, Debug)]
+pub struct ActorOptions {
+    /// Names the actor's batches; unique among the run's actors.
+    pub id: String,
+    /// The local folder where batches wait until the store has them.
+    pub outbox: PathBuf,
+    /// Stop after this many batches (0 = until stopped).
+    pub max_batches: u64,
+}
+
+/// The name an actor gets unless told otherwise: host, process and a random tag, so that
+/// actors started at once on many machines (or restarted) never share one.
+pub fn default_actor_id() -> String {
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .unwrap_or_else(|| "host".to_string());
+    let host: String = host
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(40)
+        .collect();
+    let tag = (crate::store::unseeded_fraction() * 65536.0) as u16;
+    format!("{host}-{}-{tag:04x}", std::process::id())
+}
+
+/// The outbox folder for the run at `location` under `base`: one per run, so that actors
+/// of two runs on one machine never upload each other's batches.
+pub fn outbox_for(base: &std::path::Path, location: &str) -> PathBuf {
+    let name: String = location
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    base.join(name)
+}
+
+/// What an actor did, for its final line.
+#[derive(Clone, Debug, Default)]
+pub struct ActorSummary {
+    /// Batches written to the outbox.
+    pub batches: u64,
+    /// Games in them.
+    pub games: u64,
+    /// Batches still in the outbox when it stopped (the store unreachable).
+    pub waiting: usize,
+}
+
+/// What an actor reports as it goes.
+#[derive(Clone, Debug)]
+pub enum ActorEvent {
+    /// Playing with checkpoint `generation` from now on.
+    Loaded {
+        /// The checkpoint's generation.
+        generation: u64,
+    },
+    /// A batch was written to the outbox.
+    Batch {
+        /// Its object name.
+        name: String,
+        /// Games in it.
+        games: usize,
+        /// Positions recorded per second while playing it.
+        positions_per_second: f64,
+    },
+    /// The store could not take the outbox's batches; the next try is after `retry_in`.
+    Waiting {
+        /// Batches in the outbox.
+        batches: usize,
+        /// Why.
+        reason: String,
+        /// When the next upload is tried.
+        retry_in: Duration,
+    },
+    /// The outbox was uploaded.
+    Uploaded {
+        /// Batches uploaded.
+        batches: usize,
+    },
+}
+
+/// An asynchronous actor of one run.
+pub struct Actor<'a, G: Game> {
+    initial: &'a G,
+    store: RunStore,
+    config: &'a RunConfig,
+    options: ActorOptions,
+    outbox: Outbox,
+}
+
+impl<'a, G: Game> Actor<'a, G> {
+    /// An actor of the run in `store` playing `initial`'s game with the run's `config`.
+    pub fn new(
+        initial: &'a G,
+        store: RunStore,
+        config: &'a RunConfig,
+        options: ActorOptions,
+    ) -> Result<Self, TrainError> {
+        let outbox = Outbox::open(options.outbox.clone())?;
+        Ok(Actor {
+            initial,
+            // One attempt per request: the outbox and its backoff do the retrying, while
+            // the actor plays on.
+            store: store.with_patience(Duration::ZERO),
+            config,
+            options,
+            outbox,
+        })
+    }
+
+    /// Plays batches until `stop` is set (or `max_batches` are written): waits for a first
+    /// published checkpoint, takes each newer one between batches, and uploads through the
+    /// outbox. On stop, the batch in progress is given up and the outbox gets one more try.
+    pub fn run(
+        &mut self,
+        stop: &AtomicBool,
+        mut report: impl FnMut(ActorEvent),
+    ) -> Result<ActorSummary, TrainError> {
+        let mut summary = ActorSummary::default();
+        let mut current: Option<(u64, NetEvaluator<G>)> = None;
+        let mut upload = Backoff::default();
+        let device = zerosum_nn::parse_device(&self.config.device)?;
+        // Batches left by an earlier actor on this machine go first.
+        self.flush(&mut upload, &mut report);
+        while !stop.load(Ordering::Relaxed)
+            && (self.options.max_batches == 0 || summary.batches < self.options.max_batches)
+        {
+            if let Err(error) = self.refresh(&mut current, device, &mut report) {
+                // Without a network there is nothing to play: wait for the store. With one,
+                // play on with it; the outbox keeps what is played.
+                if current.is_none() {
+                    let retry_in = upload.failed();
+                    report(ActorEvent::Waiting {
+                        batches: self.outbox.pending().map_or(0, |p| p.len()),
+                        reason: error.to_string(),
+                        retry_in,
+                    });
+                    sleep_unless_stopped(retry_in, stop);
+                }
+            }
+            let Some((generation, evaluator)) = current.as_mut() else {
+                sleep_unless_stopped(Duration::from_millis(500), stop);
+                continue;
+            };
+            let index = summary.batches;
+            let mut rng = SmallRng::seed_from_u64(derive_seed(
+                self.config.seed,
+                stream::ACTOR,
+                fnv1a(&self.options.id) ^ index,
+            ));
+            let mut records = Vec::new();
+            let mut self_play_config = self.config.self_play.clone();
+            self_play_config.batch_games = self_play_config
+                .batch_games
+                .min(self_play_config.games_per_batch);
+            let counters = self_play_until(
+                self.initial,
+                evaluator,
+                &self.config.search,
+                &self_play_config,
+                self_play_config.games_per_batch,
+                &mut rng,
+                stop,
+                |record| records.push(record),
+            );
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let name = layout::actor_batch(&self.options.id, index, *generation);
+            self.outbox.keep(&name, batch_text(&records).as_bytes())?;
+            summary.batches += 1;
+            summary.games += records.len() as u64;
+            report(ActorEvent::Batch {
+                name,
+                games: records.len(),
+                positions_per_second: counters.positions as f64 / counters.seconds.max(1e-9),
+            });
+            if upload.due() {
+                self.flush(&mut upload, &mut report);
+            }
+        }
+        // One last try, whatever the backoff says: a preempted machine may not come back.
+        self.flush(&mut upload, &mut report);
+        summary.waiting = self.outbox.pending()?.len();
+        Ok(summary)
+    }
+
+    /// Takes the newest published checkpoint if it is newer than `current`.
+    fn refresh(
+        &self,
+        current: &mut Option<(u64, NetEvaluator<G>)>,
+        device: zerosum_nn::Device,
+        report: &mut impl FnMut(ActorEvent),
+    ) -> Result<(), TrainError> {
+        let Some(newest) = checkpoints::published(&self.store)? else {
+            return Ok(());
+        };
+        if current.as_ref().is_none_or(|(g, _)| *g < newest.generation) {
+            let model = checkpoints::load(&self.store, newest.generation, self.initial, device)?;
+            *current = Some((newest.generation, NetEvaluator::new(model, self.initial)));
+            report(ActorEvent::Loaded {
+                generation: newest.generation,
+            });
+        }
+        Ok(())
+    }
+
+    /// Uploads the outbox, oldest batch first; on failure schedules the next try.
+    fn flush(&self, upload: &mut Backoff, report: &mut impl FnMut(ActorEvent)) {
+        match self.outbox.upload(&self.store) {
+            Ok(0) => upload.succeeded(),
+            Ok(batches) => {
+                upload.succeeded();
+                report(ActorEvent::Uploaded { batches });
+            }
+            Err(error) => {
+                let retry_in = upload.failed();
+                report(ActorEvent::Waiting {
+                    batches: self.outbox.pending().map_or(0, |p| p.len()),
+                    reason: error.to_string(),
+                    retry_in,
+                });
+            }
+        }
+    }
+}
+
+/// Sleeps `wait`, waking early when `stop` is set.
+fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
+    let end = Instant::now() + wait;
+    while !stop.load(Ordering::Relaxed) && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(50).min(end - Instant::now()));
+    }
+}
+
+/// FNV-1a of a name: a stable number for an actor's seed stream.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// When to try the store again: exponential backoff with full jitter, so that many actors
+/// cut off together do not all come back in the same second.
+#[derive(Default)]
+struct Backoff {
+    failures: u32,
+    next: Option<Instant>,
+}
+
+impl Backoff {
+    fn due(&self) -> bool {
+        self.next.is_none_or(|next| Instant::now() >= next)
+    }
+
+    fn succeeded(&mut self) {
+        self.failures = 0;
+        self.next = None;
+    }
+
+    fn failed(&mut self) -> Duration {
+        self.failures += 1;
+        let ceiling = Duration::from_secs(1) * 2u32.pow(self.failures.min(6));
+        let wait = ceiling.mul_f64(crate::store::unseeded_fraction());
+        self.next = Some(Instant::now() + wait);
+        wait
+    }
+}
+
+/// Batches on local disk waiting for the store. Each is a file named after its object
+/// (`/` written as `%`), written to a temporary name, synced and renamed, so that only
+/// whole batches are ever uploaded, and removed only once the store has it.
+pub struct Outbox {
+    dir: PathBuf,
+}
+
+impl Outbox {
+    /// Opens (and creates) the outbox folder `dir`.
+    pub fn open(dir: PathBuf) -> Result<Outbox, TrainError> {
+        std::fs::create_dir_all(&dir).map_err(|source| TrainError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        Ok(Outbox { dir })
+    }
+
+    /// Keeps batch `name` until [`Outbox::upload`] has stored it.
+    pub fn keep(&self, name: &str, bytes: &[u8]) -> Result<(), TrainError> {
+        use std::io::Write;
+        let path = self.dir.join(name.replace('/', "%"));
+        let tmp = path.with_extension("tmp");
+        let io = |source| TrainError::Io {
+            path: tmp.clone(),
+            source,
+        };
+        let mut file = std::fs::File::create(&tmp).map_err(io)?;
+        file.write_all(bytes).map_err(io)?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, &path).map_err(io)
+    }
+
+    /// The object names waiting, oldest first.
+    pub fn pending(&self) -> Result<Vec<String>, TrainError> {
+        let entries = std::fs::read_dir(&self.dir).map_err(|source| TrainError::Io {
+            path: self.dir.clone(),
+            source,
+        })?;
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".jsonl"))
+            .map(|name| name.replace('%', "/"))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Uploads every waiting batch (an object already in the store counts as uploaded),
+    /// removing each once stored; returns how many went, or the first failure.
+    pub fn upload(&self, store: &RunStore) -> Result<usize, TrainError> {
+        let mut uploaded = 0;
+        for name in self.pending()? {
+            let path = self.dir.join(name.replace('/', "%"));
+            let bytes = match std::fs::read(&path) {
+                Ok(bytes) => bytes,
+                // Another actor thread of this process took it meanwhile.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(source) => return Err(TrainError::Io { path, source }),
+            };
+            if store.put_once(&name, &bytes)? == Put::Written {
+                uploaded += 1;
+            }
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => return Err(TrainError::Io { path, source }),
+            }
+        }
+        Ok(uploaded)
+    }
+}

@@ -1,0 +1,209 @@
+//! Checkpoints in a run store: written once under their generation's name, published by
+//! one pointer, and loaded from whatever a user names (a path, a run, a URL).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use zerosum_games::Game;
+use zerosum_nn::{CheckpointBytes, CheckpointMeta, Device, Model};
+
+use crate::error::TrainError;
+use crate::layout;
+use crate::store::{is_url, RunStore};
+
+/// What [`layout::LATEST`] holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pointer {
+    /// The checkpoint's base name within `checkpoints/` (`gen-0005`).
+    pub checkpoint: String,
+    /// Its generation.
+    pub generation: u64,
+}
+
+/// Writes `model` as checkpoint `generation`: weights first, sidecar last, so that a
+/// checkpoint whose sidecar exists is whole.
+pub fn save(store: &RunStore, generation: u64, model: &Model) -> Result<(), TrainError> {
+    let base = layout::checkpoint(generation);
+    let bytes = model.to_bytes()?;
+    store.put_once(&layout::weights(&base), &bytes.weights)?;
+    store.put_once(&layout::sidecar(&base), &bytes.meta)?;
+    Ok(())
+}
+
+/// Points [`layout::LATEST`] at checkpoint `generation` (written before by [`save`]).
+pub fn publish(store: &RunStore, generation: u64) -> Result<(), TrainError> {
+    let pointer = Pointer {
+        checkpoint: format!("gen-{generation:04}"),
+        generation,
+    };
+    store.replace(
+        layout::LATEST,
+        &serde_json::to_vec(&pointer).expect("pointers serialise"),
+    )
+}
+
+/// The published pointer, if any.
+pub fn published(store: &RunStore) -> Result<Option<Pointer>, TrainError> {
+    let Some(bytes) = store.get(layout::LATEST)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| TrainError::Store {
+            location: store.display(layout::LATEST),
+            reason: format!("not a checkpoint pointer: {e}"),
+        })
+}
+
+/// The generations of the whole checkpoints in the run, oldest first.
+pub fn generations(store: &RunStore) -> Result<Vec<u64>, TrainError> {
+    let names = store.list(layout::CHECKPOINTS)?;
+    Ok(names
+        .iter()
+        .filter_map(|name| layout::checkpoint_generation(name))
+        .filter(|&g| {
+            let weights = layout::weights(&format!("gen-{g:04}"));
+            names.binary_search(&weights).is_ok()
+        })
+        .collect())
+}
+
+/// Removes checkpoint `generation`, sidecar first: weights without a sidecar are never
+/// taken for a checkpoint.
+pub fn remove(store: &RunStore, generation: u64) -> Result<(), TrainError> {
+    let base = layout::checkpoint(generation);
+    store.delete(&layout::sidecar(&base))?;
+    store.delete(&layout::weights(&base))
+}
+
+/// The bytes of checkpoint `base` (`checkpoints/gen-0005`) in `store`, if whole.
+pub fn read(store: &RunStore, base: &str) -> Result<Option<CheckpointBytes>, TrainError> {
+    let Some(meta) = store.get(&layout::sidecar(base))? else {
+        return Ok(None);
+    };
+    let Some(weights) = store.get(&layout::weights(base))? else {
+        return Ok(None);
+    };
+    Ok(Some(CheckpointBytes { weights, meta }))
+}
+
+/// Loads checkpoint `generation` of the run for `game`.
+pub fn load<G: Game>(
+    store: &RunStore,
+    generation: u64,
+    game: &G,
+    device: Device,
+) -> Result<Model, TrainError> {
+    let base = layout::checkpoint(generation);
+    let bytes = read(store, &base)?.ok_or_else(|| TrainError::Store {
+        location: store.display(&base),
+        reason: "no such checkpoint".into(),
+    })?;
+    Ok(Model::from_bytes(
+        &bytes,
+        game,
+        device,
+        &PathBuf::from(store.display(&base)),
+    )?)
+}
+
+/// A checkpoint named by a user: `X` with `X.safetensors` and `X.json` beside it, either
+/// file, a pointer (`.../checkpoints/latest`), or a run (its latest), as a path or a URL.
+pub struct Located {
+    /// The bytes.
+    pub bytes: CheckpointBytes,
+    /// Where they were found, for messages.
+    pub origin: String,
+}
+
+/// Finds and reads the checkpoint `location` names.
+pub fn locate(location: &str) -> Result<Located, TrainError> {
+    let missing = || {
+        TrainError::Store {
+        location: location.to_string(),
+        reason: "no checkpoint there (expected NAME.safetensors and NAME.json, a checkpoints/latest pointer, or a run)".into(),
+    }
+    };
+    let trimmed = location.trim_end_matches('/');
+    let base = trimmed
+        .strip_suffix(".safetensors")
+        .or_else(|| trimmed.strip_suffix(".json"))
+        .unwrap_or(trimmed);
+    // A run (or its checkpoints folder) first, when the location is a folder.
+    let local_dir = !is_url(base) && std::path::Path::new(base).is_dir();
+    if local_dir || is_url(base) {
+        if let Ok(store) = RunStore::open(base) {
+            for pointer in [layout::LATEST, "latest"] {
+                if let Some(found) = through_pointer(&store, pointer)? {
+                    return Ok(found);
+                }
+            }
+            // A run written before pointers kept `checkpoints/latest.*` files.
+            for legacy in ["checkpoints/latest", "latest"] {
+                if let Some(bytes) = read(&store, legacy)? {
+                    return Ok(Located {
+                        bytes,
+                        origin: store.display(legacy),
+                    });
+                }
+            }
+        }
+        if local_dir {
+            return Err(missing());
+        }
+    }
+    let (parent, name) = base.rsplit_once('/').unwrap_or((".", base));
+    let store =
+        RunStore::open(if parent.is_empty() { "/" } else { parent }).map_err(|_| missing())?;
+    if let Some(bytes) = read(&store, name)? {
+        return Ok(Located {
+            bytes,
+            origin: store.display(name),
+        });
+    }
+    through_pointer(&store, name)?.ok_or_else(missing)
+}
+
+/// Follows the pointer object `name` in `store` to the checkpoint beside it.
+fn through_pointer(store: &RunStore, name: &str) -> Result<Option<Located>, TrainError> {
+    let Some(bytes) = store.get(name)? else {
+        return Ok(None);
+    };
+    let Ok(pointer) = serde_json::from_slice::<Pointer>(&bytes) else {
+        return Ok(None);
+    };
+    let folder = name.rsplit_once('/').map_or("", |(folder, _)| folder);
+    let base = if folder.is_empty() {
+        pointer.checkpoint.clone()
+    } else {
+        format!("{folder}/{}", pointer.checkpoint)
+    };
+    Ok(read(store, &base)?.map(|bytes| Located {
+        bytes,
+        origin: store.display(&base),
+    }))
+}
+
+/// Loads the checkpoint `location` names for `game`.
+pub fn load_location<G: Game>(
+    location: &str,
+    game: &G,
+    device: Device,
+) -> Result<Model, TrainError> {
+    let found = locate(location)?;
+    Ok(Model::from_bytes(
+        &found.bytes,
+        game,
+        device,
+        &PathBuf::from(found.origin),
+    )?)
+}
+
+/// The metadata of the checkpoint `location` names (to learn its game, say).
+pub fn meta_at(location: &str) -> Result<CheckpointMeta, TrainError> {
+    let found = locate(location)?;
+    serde_json::from_slice(&found.bytes.meta).map_err(|e| TrainError::Store {
+        location: found.origin,
+        reason: format!("not a checkpoint's metadata: {e}"),
+    })
+}

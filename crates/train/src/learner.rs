@@ -1,0 +1,402 @@
+//! The learner role: the replay window, gradient steps, checkpoints and their publication,
+//! gating where configured. It owns the run: it writes the run's identity and config,
+//! resumes from its newest whole checkpoint (optimizer state included) and rebuilds its
+//! window from the games it had read.
+
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use zerosum_games::Game;
+use zerosum_nn::{Device, Losses, Model};
+
+use crate::actor::read_batch;
+use crate::checkpoints;
+use crate::config::{ResolvedConfig, RunConfig};
+use crate::error::TrainError;
+use crate::events;
+use crate::gating::{Gate, GateReport};
+use crate::layout;
+use crate::metrics::LearnerReport;
+use crate::record::GameRecord;
+use crate::replay::{samples_from_record, ReplayBuffer, ValueTarget};
+use crate::run::Progress;
+use crate::store::RunStore;
+
+/// What [`layout::RUN`] holds: a role joins a run only if it can play it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunIdentity {
+    /// The layout's version ([`layout::FORMAT`]).
+    pub format: u32,
+    /// The game's full registry name.
+    pub game: String,
+    /// The zerosum version that created the run.
+    pub zerosum: String,
+}
+
+impl RunIdentity {
+    /// The identity of a run of `game` made by this build.
+    pub fn new(game: String) -> RunIdentity {
+        RunIdentity {
+            format: layout::FORMAT,
+            game,
+            zerosum: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+
+    /// Reads the run's identity and fails, in one line, unless this build can join it.
+    pub fn check(store: &RunStore) -> Result<Option<RunIdentity>, TrainError> {
+        let Some(bytes) = store.get(layout::RUN)? else {
+            return Ok(None);
+        };
+        let refuse = |reason: String| TrainError::Store {
+            location: store.location().to_string(),
+            reason,
+        };
+        let identity: RunIdentity = serde_json::from_slice(&bytes)
+            .map_err(|e| refuse(format!("{} is not a run identity: {e}", layout::RUN)))?;
+        let mine = RunIdentity::new(identity.game.clone());
+        if identity.format != mine.format || identity.zerosum != mine.zerosum {
+            return Err(refuse(format!(
+                "run made by zerosum {} (layout {}), this is zerosum {} (layout {}): use the same build",
+                identity.zerosum, identity.format, mine.zerosum, mine.format
+            )));
+        }
+        Ok(Some(identity))
+    }
+}
+
+/// Where the learner stands after opening a run.
+pub struct LearnerRole<'a, G: Game> {
+    initial: &'a G,
+    config: &'a RunConfig,
+    store: &'a RunStore,
+    optimizer: zerosum_nn::Learner,
+    buffer: ReplayBuffer,
+    symmetries: Vec<zerosum_games::Symmetry>,
+    /// With gating: the networks that must be beaten, and the promoted generations.
+    gate: Option<(Gate, Vec<u64>)>,
+}
+
+impl<'a, G: Game> LearnerRole<'a, G> {
+    /// Opens the run in `store` for training `initial`'s game: writes its identity and
+    /// config, and resumes from the newest whole checkpoint or starts generation 0.
+    pub fn open(
+        initial: &'a G,
+        config: &'a ResolvedConfig,
+        store: &'a RunStore,
+        device: Device,
+    ) -> Result<Self, TrainError> {
+        let identity = RunIdentity::new(initial.name());
+        match RunIdentity::check(store)? {
+            Some(existing) if existing.game != identity.game => {
+                return Err(TrainError::Store {
+                    location: store.location().to_string(),
+                    reason: format!("the run trains {}, not {}", existing.game, identity.game),
+                })
+            }
+            Some(_) => {}
+            None => {
+                store.put_once(
+                    layout::RUN,
+                    &serde_json::to_vec_pretty(&identity).expect("identities serialise"),
+                )?;
+            }
+        }
+        store.replace(layout::CONFIG, config.to_toml().as_bytes())?;
+        let model = match checkpoints::generations(store)?.last() {
+            Some(&generation) => checkpoints::load(store, generation, initial, device)?,
+            None => {
+                let mut model = Model::for_game(initial, &config.model, device)?;
+                model.set_progress(0, 0);
+                checkpoints::save(store, 0, &model)?;
+                checkpoints::publish(store, 0)?;
+                model
+            }
+        };
+        let step = model.meta().step;
+        let optimizer = zerosum_nn::Learner::new(model, &config.learner, step)?;
+        let symmetries = if config.replay.symmetries {
+            initial.symmetries()
+        } else {
+            initial.symmetries()[..1].to_vec()
+        };
+        let mut role = LearnerRole {
+            initial,
+            config,
+            store,
+            optimizer,
+            buffer: ReplayBuffer::new(&config.replay),
+            symmetries,
+            gate: None,
+        };
+        role.rebuild_window()?;
+        role.gate = role.open_gate(device)?;
+        Ok(role)
+    }
+
+    /// The generation of the newest checkpoint.
+    pub fn generation(&self) -> u64 {
+        self.optimizer.model().meta().generation
+    }
+
+    /// Gradient steps taken in all.
+    pub fn step(&self) -> u64 {
+        self.optimizer.step()
+    }
+
+    /// The network being trained.
+    pub fn model(&self) -> &Model {
+        self.optimizer.model()
+    }
+
+    /// The network that plays self-play: the best under gating, else the newest.
+    pub fn generator(&self) -> &Model {
+        self.gate
+            .as_ref()
+            .map_or(self.model(), |(gate, _)| &gate.best)
+    }
+
+    /// Refills the replay window from the games of the generations already trained,
+    /// newest first until the window is full.
+    fn rebuild_window(&mut self) -> Result<(), TrainError> {
+        let mut reload = Vec::new();
+        let mut held = 0;
+        for generation in (1..=self.generation()).rev() {
+            if held >= self.config.replay.window_positions
+                && reload.len() >= self.config.replay.min_generations
+            {
+                break;
+            }
+            let samples = self.samples(generation, &generation_records(self.store, generation)?);
+            held += samples.len();
+            reload.push((generation, samples));
+        }
+        for (generation, samples) in reload.into_iter().rev() {
+            self.buffer.add_generation(generation, samples);
+        }
+        Ok(())
+    }
+
+    fn samples(&self, generation: u64, records: &[GameRecord]) -> Vec<crate::replay::Sample> {
+        records
+            .iter()
+            .flat_map(|r| {
+                samples_from_record(self.initial, r, ValueTarget::of(self.config), generation)
+            })
+            .collect()
+    }
+
+    /// Gating's networks, rebuilt from the run's gate events: the best is the newest
+    /// promoted checkpoint (generation 0 before any), the second the one before it.
+    fn open_gate(&self, device: Device) -> Result<Option<(Gate, Vec<u64>)>, TrainError> {
+        if !self.config.gating.enabled {
+            return Ok(None);
+        }
+        let mut promoted = vec![0];
+        for event in events::read(self.store)? {
+            if event["event"] == "gate" && event["promoted"] == true {
+                if let Some(generation) = event["generation"].as_u64() {
+                    if generation <= self.generation() {
+                        promoted.push(generation);
+                    }
+                }
+            }
+        }
+        let load = |g: u64| checkpoints::load(self.store, g, self.initial, device);
+        let best = load(*promoted.last().expect("generation 0 is there"))?;
+        let second = match promoted.len() {
+            0 | 1 => None,
+            n => Some(load(promoted[n - 2])?),
+        };
+        Ok(Some((Gate { best, second }, promoted)))
+    }
+
+    /// Adds generation `generation`'s games to the window and trains on it: as many steps
+    /// as `learner.epochs` passes over the window, or fewer where `replay.reuse` caps the
+    /// samples drawn per new position.
+    pub fn learn(
+        &mut self,
+        generation: u64,
+        records: &[GameRecord],
+        rng: &mut SmallRng,
+        progress: &mut dyn Progress,
+    ) -> LearnerReport {
+        let samples = self.samples(generation, records);
+        let new_positions = samples.len();
+        self.buffer.add_generation(generation, samples);
+        let start = Instant::now();
+        let batch_size = self.config.learner.batch_size;
+        // Nothing to learn from when no position was recorded (every move fast, say).
+        let mut steps = if self.buffer.is_empty() {
+            0
+        } else {
+            ((self.config.learner.epochs * self.buffer.len() as f64) / batch_size as f64)
+                .ceil()
+                .max(1.0) as u64
+        };
+        if self.config.replay.reuse > 0.0 {
+            let cap = (self.config.replay.reuse * new_positions as f64 / batch_size as f64).floor();
+            steps = steps.min(cap as u64);
+        }
+        progress.start(generation, "learn", steps);
+        let mut all = Vec::with_capacity(steps as usize);
+        // All of the phase's samples are drawn up front, so that the curriculum can order
+        // them oldest first.
+        let indices = self.buffer.draw_indices(
+            steps as usize * batch_size,
+            self.config.learner.curriculum,
+            rng,
+        );
+        for chunk in indices.chunks(batch_size) {
+            let batch = self
+                .buffer
+                .batch(chunk, self.initial.num_actions(), &self.symmetries, rng);
+            all.push(self.optimizer.train_step(&batch));
+            progress.advance(1);
+        }
+        let tail = (all.len() / 10).max(1).min(all.len());
+        let report = LearnerReport {
+            steps,
+            total_steps: self.optimizer.step(),
+            window_positions: self.buffer.len(),
+            new_positions,
+            samples_per_new_position: (steps as usize * batch_size) as f64
+                / new_positions.max(1) as f64,
+            losses: mean_losses(&all),
+            final_losses: mean_losses(&all[all.len() - tail..]),
+            learning_rate: self.config.learner.learning_rate_at(self.optimizer.step()),
+            seconds: start.elapsed().as_secs_f64(),
+        };
+        progress.finish(&format!(
+            "{} steps, loss {:.3} (policy {:.3}, value {:.3}), policy entropy {:.3}",
+            steps,
+            report.final_losses.total,
+            report.final_losses.policy,
+            report.final_losses.value,
+            report.final_losses.policy_entropy
+        ));
+        report
+    }
+
+    /// Writes the network as checkpoint `generation` (the resume point) and removes the
+    /// previous one unless it is kept (every k-th, generation 0, a promoted best, one due
+    /// for evaluation).
+    pub fn checkpoint(&mut self, generation: u64) -> Result<(), TrainError> {
+        let step = self.optimizer.step();
+        self.optimizer.model_mut().set_progress(step, generation);
+        checkpoints::save(self.store, generation, self.optimizer.model())?;
+        let previous = generation - 1;
+        let every = self.config.keep_checkpoint_every;
+        let promoted = self
+            .gate
+            .as_ref()
+            .is_some_and(|(_, promoted)| promoted.contains(&previous));
+        // A checkpoint due for evaluation stays for an evaluator that follows the run.
+        let keep = previous == 0
+            || promoted
+            || (every > 0 && (previous as usize).is_multiple_of(every))
+            || crate::evaluator::is_due(self.config, previous);
+        if !keep {
+            checkpoints::remove(self.store, previous)?;
+        }
+        Ok(())
+    }
+
+    /// Under gating, plays checkpoint `generation` against the best (and second best) and
+    /// promotes it if it wins; `None` without gating.
+    pub fn gate(&mut self, generation: u64) -> Result<Option<GateReport>, TrainError> {
+        let Some((gate, promoted)) = &mut self.gate else {
+            return Ok(None);
+        };
+        let report = gate.decide(
+            self.initial,
+            self.config,
+            self.optimizer.model(),
+            generation,
+        )?;
+        if report.promoted {
+            promoted.push(generation);
+        }
+        events::record(
+            self.store,
+            "gate",
+            generation,
+            self.optimizer.step(),
+            json!(report),
+        )?;
+        Ok(Some(report))
+    }
+
+    /// Points the run's `latest` at the network self-play should use now: the newest, or
+    /// under gating the best.
+    pub fn publish(&self) -> Result<(), TrainError> {
+        let generation = match &self.gate {
+            Some((_, promoted)) => *promoted.last().expect("generation 0 is there"),
+            None => self.generation(),
+        };
+        checkpoints::publish(self.store, generation)
+    }
+}
+
+/// The games of a generation: the actor batches its learner read (asynchronous runs), the
+/// generation's own batches (synchronous), or the single file of a run written before
+/// batches.
+pub fn generation_records(
+    store: &RunStore,
+    generation: u64,
+) -> Result<Vec<GameRecord>, TrainError> {
+    let mut records = Vec::new();
+    let names: Vec<String> = match store.get(&layout::ingested(generation))? {
+        Some(bytes) => {
+            let manifest: Manifest =
+                serde_json::from_slice(&bytes).map_err(|e| TrainError::Store {
+                    location: store.display(&layout::ingested(generation)),
+                    reason: e.to_string(),
+                })?;
+            manifest.batches
+        }
+        None => {
+            let folder = layout::generation_games(generation);
+            let mut names: Vec<String> = store
+                .list(&folder)?
+                .into_iter()
+                .map(|name| format!("{folder}/{name}"))
+                .collect();
+            names.push(layout::legacy_games(generation));
+            names
+        }
+    };
+    for name in names {
+        if let Some(batch) = read_batch(store, &name)? {
+            records.extend(batch);
+        }
+    }
+    Ok(records)
+}
+
+/// What an asynchronous learner's generation read ([`layout::ingested`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Batches learned from.
+    pub batches: Vec<String>,
+    /// Batches passed over as too stale.
+    pub stale: Vec<String>,
+}
+
+/// The mean of each loss term.
+pub fn mean_losses(losses: &[Losses]) -> Losses {
+    let n = losses.len().max(1) as f64;
+    let mut mean = Losses::default();
+    for l in losses {
+        mean.policy += l.policy / n;
+        mean.value += l.value / n;
+        mean.l2 += l.l2 / n;
+        mean.total += l.total / n;
+        mean.policy_entropy += l.policy_entropy / n;
+        mean.target_entropy += l.target_entropy / n;
+        mean.reply += l.reply / n;
+    }
+    mean
+}
