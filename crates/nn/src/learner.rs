@@ -1,11 +1,12 @@
 //! One training step: policy cross-entropy against the search's targets, value MSE, L2.
 
 use serde::Serialize;
-use tch::{nn, nn::OptimizerConfig, Kind, Tensor};
+use tch::{Kind, Tensor};
 
-use crate::config::{LearnerConfig, OptimizerKind, PolicyLoss};
+use crate::config::{LearnerConfig, PolicyLoss};
 use crate::error::NnError;
 use crate::model::Model;
+use crate::optimizer::Optimizer;
 
 /// A minibatch in flat arrays; `B` positions.
 #[derive(Clone, Debug, Default)]
@@ -49,7 +50,7 @@ pub struct Losses {
 /// A model and its optimizer.
 pub struct Learner {
     model: Model,
-    optimizer: nn::Optimizer,
+    optimizer: Optimizer,
     config: LearnerConfig,
     step: u64,
 }
@@ -57,18 +58,7 @@ pub struct Learner {
 impl Learner {
     /// Builds the optimizer for `model`, which has already taken `step` steps.
     pub fn new(model: Model, config: &LearnerConfig, step: u64) -> Result<Learner, NnError> {
-        let lr = config.learning_rate_at(step);
-        let optimizer = match config.optimizer {
-            OptimizerKind::Sgd => nn::Sgd {
-                momentum: config.momentum,
-                dampening: 0.0,
-                wd: 0.0,
-                // libtorch refuses Nesterov without momentum; momentum 0 is plain SGD.
-                nesterov: config.momentum > 0.0,
-            }
-            .build(model.var_store(), lr)?,
-            OptimizerKind::Adam => nn::Adam::default().build(model.var_store(), lr)?,
-        };
+        let optimizer = Optimizer::new(config.optimizer, config.momentum, model.var_store());
         Ok(Learner {
             model,
             optimizer,
@@ -85,6 +75,17 @@ impl Learner {
     /// Mutable access to the model (to record progress before saving).
     pub fn model_mut(&mut self) -> &mut Model {
         &mut self.model
+    }
+
+    /// The optimizer's state (momentum, moment estimates) as bytes, to keep beside a
+    /// checkpoint.
+    pub fn optimizer_state(&self) -> Result<Vec<u8>, NnError> {
+        self.optimizer.state_bytes()
+    }
+
+    /// Takes up optimizer state saved by [`Learner::optimizer_state`] for this network.
+    pub fn restore_optimizer(&mut self, bytes: &[u8]) -> Result<(), NnError> {
+        self.optimizer.restore(bytes)
     }
 
     /// Optimizer steps taken so far.
@@ -107,8 +108,7 @@ impl Learner {
             .view([b, -1])
             .to_device(device);
 
-        self.optimizer
-            .set_lr(self.config.learning_rate_at(self.step));
+        let lr = self.config.learning_rate_at(self.step);
         let outputs = self.model.forward_t(&obs, true);
         let (logits, value) = (outputs.policy, outputs.value);
         // Illegal actions get a logit of -1e9 so neither the loss nor the entropy sees them.
@@ -151,12 +151,7 @@ impl Learner {
             + &value_loss * self.config.value_weight
             + &l2
             + &reply_loss * self.config.reply_weight;
-        if self.config.grad_clip > 0.0 {
-            self.optimizer
-                .backward_step_clip_norm(&total, self.config.grad_clip);
-        } else {
-            self.optimizer.backward_step(&total);
-        }
+        self.optimizer.step(&total, lr, self.config.grad_clip);
         self.step += 1;
 
         let _guard = tch::no_grad_guard();

@@ -23,6 +23,7 @@ mod evaluator;
 mod families;
 mod learner;
 mod model;
+mod optimizer;
 
 pub use config::{Family, LearnerConfig, ModelConfig, OptimizerKind, PolicyLoss};
 pub use error::NnError;

@@ -160,28 +160,7 @@ impl Model {
     pub fn to_bytes(&self) -> Result<CheckpointBytes, NnError> {
         let mut variables: Vec<(String, Tensor)> = self.vs.variables().into_iter().collect();
         variables.sort_by(|a, b| a.0.cmp(&b.0));
-        let data: Vec<(String, Vec<usize>, Vec<u8>)> = variables
-            .iter()
-            .map(|(name, tensor)| {
-                let flat = tensor
-                    .to_device(Device::Cpu)
-                    .to_kind(Kind::Float)
-                    .view([-1]);
-                let values = Vec::<f32>::try_from(&flat)?;
-                let shape = tensor.size().iter().map(|&d| d as usize).collect();
-                let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-                Ok((name.clone(), shape, bytes))
-            })
-            .collect::<Result<_, tch::TchError>>()?;
-        let views = data
-            .iter()
-            .map(|(name, shape, bytes)| {
-                TensorView::new(Dtype::F32, shape.clone(), bytes).map(|view| (name.as_str(), view))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| NnError::Serialize(e.to_string()))?;
-        let weights = safetensors::tensor::serialize(views, &None)
-            .map_err(|e| NnError::Serialize(e.to_string()))?;
+        let weights = safetensors_bytes(&variables, None)?;
         let meta = serde_json::to_vec_pretty(&self.meta).expect("metadata serialises");
         Ok(CheckpointBytes { weights, meta })
     }
@@ -215,23 +194,14 @@ impl Model {
             let view = tensors
                 .tensor(&name)
                 .map_err(|_| corrupt(format!("no weight named {name}")))?;
-            let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
-            if view.dtype() != Dtype::F32 || shape != variable.size() {
-                return Err(corrupt(format!(
+            let source = tensor_from_view(&view, &variable.size(), device).ok_or_else(|| {
+                corrupt(format!(
                     "weight {name} is {:?} {:?}, expected F32 {:?}",
                     view.dtype(),
-                    shape,
+                    view.shape(),
                     variable.size()
-                )));
-            }
-            let values: Vec<f32> = view
-                .data()
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect();
-            let source = Tensor::from_slice(&values)
-                .view(shape.as_slice())
-                .to_device(device);
+                ))
+            })?;
             tch::no_grad(|| variable.f_copy_(&source))?;
         }
         model.meta = meta;
@@ -286,6 +256,57 @@ impl Model {
         };
         Model::from_bytes(&bytes, game, device, &base)
     }
+}
+
+/// `tensors` in safetensors format: f32, on the CPU, under their names, with `metadata`.
+pub(crate) fn safetensors_bytes(
+    tensors: &[(String, Tensor)],
+    metadata: Option<std::collections::HashMap<String, String>>,
+) -> Result<Vec<u8>, NnError> {
+    let data: Vec<(String, Vec<usize>, Vec<u8>)> = tensors
+        .iter()
+        .map(|(name, tensor)| {
+            let flat = tensor
+                .to_device(Device::Cpu)
+                .to_kind(Kind::Float)
+                .view([-1]);
+            let values = Vec::<f32>::try_from(&flat)?;
+            let shape = tensor.size().iter().map(|&d| d as usize).collect();
+            let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            Ok((name.clone(), shape, bytes))
+        })
+        .collect::<Result<_, tch::TchError>>()?;
+    let views = data
+        .iter()
+        .map(|(name, shape, bytes)| {
+            TensorView::new(Dtype::F32, shape.clone(), bytes).map(|view| (name.as_str(), view))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| NnError::Serialize(e.to_string()))?;
+    safetensors::tensor::serialize(views, &metadata).map_err(|e| NnError::Serialize(e.to_string()))
+}
+
+/// An f32 tensor of safetensors `view`, shaped `expected` and on `device`; `None` if its
+/// type or shape differ.
+pub(crate) fn tensor_from_view(
+    view: &safetensors::tensor::TensorView<'_>,
+    expected: &[i64],
+    device: Device,
+) -> Option<Tensor> {
+    let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
+    if view.dtype() != Dtype::F32 || shape != expected {
+        return None;
+    }
+    let values: Vec<f32> = view
+        .data()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    Some(
+        Tensor::from_slice(&values)
+            .view(shape.as_slice())
+            .to_device(device),
+    )
 }
 
 /// A checkpoint in memory: the two objects a run store keeps for it.

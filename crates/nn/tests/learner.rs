@@ -279,3 +279,114 @@ fn sgd_momentum_is_nesterov_and_changes_the_second_step() {
     let plain_expected = combination(&[(rate, &plain_gradient_2)]);
     assert!(relative_distance(&plain_update_2, &plain_expected) < 1e-3);
 }
+
+#[test]
+fn adam_steps_as_pytorch_defines_it() {
+    let _torch = seeded_torch(14);
+    let game = TicTacToe::new();
+    let batch = batch(&positions(&game, 6, 14));
+    let config = LearnerConfig {
+        optimizer: OptimizerKind::Adam,
+        learning_rate: 0.01,
+        ..LearnerConfig::default()
+    };
+    let mut learner = Learner::new(new_model(&game, &tiny_config(Family::Mlp)), &config, 0)
+        .expect("an optimizer");
+    let (eps, b1, b2, lr) = (1e-8, 0.9, 0.999, 0.01);
+    let (update_1, g1) = step_and_measure(&mut learner, &batch);
+    let (update_2, g2) = step_and_measure(&mut learner, &batch);
+    // By hand in f64: moments, bias corrections, and the step lr * m_hat / (sqrt(v_hat) + eps).
+    let expected = |t: i32, m: &[f64], v: &[f64]| -> Vec<f64> {
+        m.iter()
+            .zip(v)
+            .map(|(m, v)| {
+                let m_hat = m / (1.0 - f64::powi(b1, t));
+                let v_hat = v / (1.0 - f64::powi(b2, t));
+                lr * m_hat / (v_hat.sqrt() + eps)
+            })
+            .collect()
+    };
+    let m1: Vec<f64> = g1.iter().map(|&g| (1.0 - b1) * g as f64).collect();
+    let v1: Vec<f64> = g1
+        .iter()
+        .map(|&g| (1.0 - b2) * (g as f64).powi(2))
+        .collect();
+    assert!(relative_distance(&update_1, &expected(1, &m1, &v1)) < 1e-3);
+    let m2: Vec<f64> = m1
+        .iter()
+        .zip(&g2)
+        .map(|(m, &g)| b1 * m + (1.0 - b1) * g as f64)
+        .collect();
+    let v2: Vec<f64> = v1
+        .iter()
+        .zip(&g2)
+        .map(|(v, &g)| b2 * v + (1.0 - b2) * (g as f64).powi(2))
+        .collect();
+    let distance = relative_distance(&update_2, &expected(2, &m2, &v2));
+    assert!(distance < 1e-3, "off Adam's second step by {distance:.1e}");
+}
+
+/// A learner rebuilt from a checkpoint and its optimizer state takes the very step the
+/// original would have; rebuilt from the checkpoint alone, it does not.
+#[test]
+fn optimizer_state_saved_and_restored_continues_the_same_steps() {
+    let _torch = seeded_torch(15);
+    let game = TicTacToe::new();
+    let batch = batch(&positions(&game, 6, 15));
+    for optimizer in [OptimizerKind::Adam, OptimizerKind::Sgd] {
+        let config = LearnerConfig {
+            optimizer,
+            learning_rate: 0.01,
+            ..LearnerConfig::default()
+        };
+        let mut original = Learner::new(new_model(&game, &tiny_config(Family::Mlp)), &config, 0)
+            .expect("an optimizer");
+        for _ in 0..3 {
+            original.train_step(&batch);
+        }
+        let weights = original.model().to_bytes().expect("weights");
+        let state = original.optimizer_state().expect("state");
+        let reload = || {
+            let model = zerosum_nn::Model::from_bytes(
+                &weights,
+                &game,
+                zerosum_nn::Device::Cpu,
+                std::path::Path::new("memory"),
+            )
+            .expect("the checkpoint loads");
+            Learner::new(model, &config, 3).expect("an optimizer")
+        };
+        let mut resumed = reload();
+        resumed.restore_optimizer(&state).expect("the state fits");
+        let mut forgetful = reload();
+        original.train_step(&batch);
+        resumed.train_step(&batch);
+        forgetful.train_step(&batch);
+        let after = parameters(original.model());
+        let same: Vec<f64> = after.iter().map(|&w| w as f64).collect();
+        assert!(
+            relative_distance(&parameters(resumed.model()), &same) < 1e-6,
+            "{optimizer:?}: the resumed learner stepped elsewhere"
+        );
+        assert!(
+            relative_distance(&parameters(forgetful.model()), &same) > 1e-5,
+            "{optimizer:?}: without its state the step should differ"
+        );
+    }
+    // State for another optimizer is refused.
+    let sgd = LearnerConfig {
+        optimizer: OptimizerKind::Sgd,
+        ..LearnerConfig::default()
+    };
+    let adam = Learner::new(
+        new_model(&game, &tiny_config(Family::Mlp)),
+        &LearnerConfig::default(),
+        0,
+    )
+    .expect("an optimizer");
+    let mut other =
+        Learner::new(new_model(&game, &tiny_config(Family::Mlp)), &sgd, 0).expect("an optimizer");
+    assert!(other
+        .restore_optimizer(&adam.optimizer_state().unwrap())
+        .is_err());
+}

@@ -76,9 +76,12 @@ fn the_documented_pytorch_module_computes_what_zerosum_computes() {
             "values": flat(&[out.value]),
         });
         std::fs::write(&data, json.to_string()).unwrap();
+        // The recipe follows the pointer a run keeps in checkpoints/latest.
+        let pointer = serde_json::json!({ "checkpoint": format!("{family:?}"), "generation": 0 });
+        std::fs::write(dir.join("latest"), pointer.to_string()).unwrap();
         let script = recipe().replace(
-            "runs/connect4/checkpoints/latest",
-            base.to_str().expect("a UTF-8 temporary path"),
+            "runs/connect4/checkpoints",
+            dir.to_str().expect("a UTF-8 temporary path"),
         ) + COMPARE;
         let output = Command::new(&python)
             .arg("-c")

@@ -22,6 +22,7 @@ use zerosum_nn::{Model, NetEvaluator};
 use crate::checkpoints;
 use crate::config::{derive_seed, stream, RunConfig};
 use crate::error::TrainError;
+use crate::events;
 use crate::layout;
 use crate::record::GameRecord;
 use crate::self_play::{self_play, self_play_until, SelfPlayCounters};
@@ -230,11 +231,13 @@ pub enum ActorEvent {
         /// When the next upload is tried.
         retry_in: Duration,
     },
-    /// The outbox was uploaded.
+    /// The store took the batches that had waited in the outbox.
     Uploaded {
         /// Batches uploaded.
         batches: usize,
     },
+    /// The learner has finished the run's last generation; the actor stops.
+    RunComplete,
 }
 
 /// An asynchronous actor of one run.
@@ -283,7 +286,12 @@ impl<'a, G: Game> Actor<'a, G> {
         while !stop.load(Ordering::Relaxed)
             && (self.options.max_batches == 0 || summary.batches < self.options.max_batches)
         {
-            if let Err(error) = self.refresh(&mut current, device, &mut report) {
+            let refreshed = self.refresh(&mut current, device, &mut report);
+            if let Ok(Freshness::RunComplete) = refreshed {
+                report(ActorEvent::RunComplete);
+                break;
+            }
+            if let Err(error) = refreshed {
                 // Without a network there is nothing to play: wait for the store. With one,
                 // play on with it; the outbox keeps what is played.
                 if current.is_none() {
@@ -349,9 +357,12 @@ impl<'a, G: Game> Actor<'a, G> {
         current: &mut Option<(u64, NetEvaluator<G>)>,
         device: zerosum_nn::Device,
         report: &mut impl FnMut(ActorEvent),
-    ) -> Result<(), TrainError> {
+    ) -> Result<Freshness, TrainError> {
+        if events::recorded(&self.store, "generation", self.config.generations as u64)? {
+            return Ok(Freshness::RunComplete);
+        }
         let Some(newest) = checkpoints::published(&self.store)? else {
-            return Ok(());
+            return Ok(Freshness::Current);
         };
         if current.as_ref().is_none_or(|(g, _)| *g < newest.generation) {
             let model = checkpoints::load(&self.store, newest.generation, self.initial, device)?;
@@ -360,16 +371,18 @@ impl<'a, G: Game> Actor<'a, G> {
                 generation: newest.generation,
             });
         }
-        Ok(())
+        Ok(Freshness::Current)
     }
 
     /// Uploads the outbox, oldest batch first; on failure schedules the next try.
     fn flush(&self, upload: &mut Backoff, report: &mut impl FnMut(ActorEvent)) {
+        let recovering = upload.failures > 0;
         match self.outbox.upload(&self.store) {
-            Ok(0) => upload.succeeded(),
             Ok(batches) => {
                 upload.succeeded();
-                report(ActorEvent::Uploaded { batches });
+                if recovering || batches > 1 {
+                    report(ActorEvent::Uploaded { batches });
+                }
             }
             Err(error) => {
                 let retry_in = upload.failed();
@@ -381,6 +394,14 @@ impl<'a, G: Game> Actor<'a, G> {
             }
         }
     }
+}
+
+/// Whether an actor has a network worth playing.
+enum Freshness {
+    /// The newest published one (or none yet).
+    Current,
+    /// The learner has trained the run's last generation: nothing more will be read.
+    RunComplete,
 }
 
 /// Sleeps `wait`, waking early when `stop` is set.

@@ -20,12 +20,25 @@ pub struct Pointer {
     pub generation: u64,
 }
 
-/// Writes `model` as checkpoint `generation`: weights first, sidecar last, so that a
-/// checkpoint whose sidecar exists is whole.
-pub fn save(store: &RunStore, generation: u64, model: &Model) -> Result<(), TrainError> {
+/// Writes `model` as checkpoint `generation`, with the learner's `optimizer` state where
+/// given: weights and state first, sidecar last, so that a checkpoint whose sidecar exists
+/// is whole. Until the sidecar lands the checkpoint does not exist, so a write cut short
+/// earlier is replaced, never mixed with this one; the sidecar itself is written once.
+pub fn save(
+    store: &RunStore,
+    generation: u64,
+    model: &Model,
+    optimizer: Option<&[u8]>,
+) -> Result<(), TrainError> {
     let base = layout::checkpoint(generation);
     let bytes = model.to_bytes()?;
-    store.put_once(&layout::weights(&base), &bytes.weights)?;
+    if store.get(&layout::sidecar(&base))?.is_some() {
+        return Ok(());
+    }
+    store.replace(&layout::weights(&base), &bytes.weights)?;
+    if let Some(state) = optimizer {
+        store.replace(&layout::optimizer(&base), state)?;
+    }
     store.put_once(&layout::sidecar(&base), &bytes.meta)?;
     Ok(())
 }
@@ -73,6 +86,7 @@ pub fn generations(store: &RunStore) -> Result<Vec<u64>, TrainError> {
 pub fn remove(store: &RunStore, generation: u64) -> Result<(), TrainError> {
     let base = layout::checkpoint(generation);
     store.delete(&layout::sidecar(&base))?;
+    store.delete(&layout::optimizer(&base))?;
     store.delete(&layout::weights(&base))
 }
 
@@ -155,13 +169,17 @@ pub fn locate(location: &str) -> Result<Located, TrainError> {
     let (parent, name) = base.rsplit_once('/').unwrap_or((".", base));
     let store =
         RunStore::open(if parent.is_empty() { "/" } else { parent }).map_err(|_| missing())?;
-    if let Some(bytes) = read(&store, name)? {
-        return Ok(Located {
+    // A pointer first: a run written before pointers and resumed since may still hold
+    // stale `latest.*` files beside the fresh pointer.
+    if let Some(found) = through_pointer(&store, name)? {
+        return Ok(found);
+    }
+    read(&store, name)?
+        .map(|bytes| Located {
             bytes,
             origin: store.display(name),
-        });
-    }
-    through_pointer(&store, name)?.ok_or_else(missing)
+        })
+        .ok_or_else(missing)
 }
 
 /// Follows the pointer object `name` in `store` to the checkpoint beside it.

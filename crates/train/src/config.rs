@@ -80,7 +80,7 @@ pub struct ReplayConfig {
     /// The value target is `k * q + (1 - k) * z`, k rising linearly over the game from 0
     /// to this (CGZero; AlphaPush's note on noisy value targets). 0 = the result z alone.
     pub value_q_mix: f64,
-    /// Asynchronous runs: the most training samples drawn per new position (the
+    /// The most training samples drawn per new position (the
     /// replay-reuse ratio of KataGo and OpenSpiel), so that slow actors do not make the
     /// learner overfit; 0 = no cap (steps follow `learner.epochs` alone).
     pub reuse: f64,

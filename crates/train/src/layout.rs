@@ -5,6 +5,7 @@
 //! run.json                               what made the run: format, game, zerosum version
 //! config.toml                            the resolved config (replaced when the learner starts)
 //! checkpoints/gen-0005.safetensors       weights of generation 5 (put once)
+//! checkpoints/gen-0005.optimizer.safetensors  the learner's optimizer state with it
 //! checkpoints/gen-0005.json              its metadata; a checkpoint counts once this exists
 //! checkpoints/latest                     pointer to the newest published checkpoint (the one
 //!                                        object rewritten during a run)
@@ -31,6 +32,8 @@ pub const LATEST: &str = "checkpoints/latest";
 pub const GAMES: &str = "games";
 /// The folder of asynchronous actors' batches.
 pub const ACTOR_GAMES: &str = "games/actors";
+/// The folder of asynchronous learners' generation manifests.
+pub const INGESTED: &str = "ingested";
 /// The folder of events.
 pub const METRICS: &str = "metrics";
 /// The event log of runs written before events were objects.
@@ -52,6 +55,12 @@ pub fn weights(base: &str) -> String {
 /// The metadata object of checkpoint `base`.
 pub fn sidecar(base: &str) -> String {
     format!("{base}.json")
+}
+
+/// The learner's optimizer state for checkpoint `base` (safetensors: momentum or Adam's
+/// moments), so that a resumed learner steps on as it would have.
+pub fn optimizer(base: &str) -> String {
+    format!("{base}.optimizer.safetensors")
 }
 
 /// The generation of a checkpoint sidecar's name within [`CHECKPOINTS`] (`gen-0005.json`).
@@ -94,7 +103,7 @@ pub fn batch_checkpoint(name: &str) -> Option<u64> {
 
 /// The list of actor batches generation `generation` of an asynchronous learner read.
 pub fn ingested(generation: u64) -> String {
-    format!("ingested/gen-{generation:04}.json")
+    format!("{INGESTED}/gen-{generation:04}.json")
 }
 
 /// Event `kind` of `generation`; `order` sorts a generation's events as the loop makes

@@ -110,13 +110,24 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             None => {
                 let mut model = Model::for_game(initial, &config.model, device)?;
                 model.set_progress(0, 0);
-                checkpoints::save(store, 0, &model)?;
+                checkpoints::save(store, 0, &model, None)?;
                 checkpoints::publish(store, 0)?;
                 model
             }
         };
         let step = model.meta().step;
-        let optimizer = zerosum_nn::Learner::new(model, &config.learner, step)?;
+        let base = layout::checkpoint(model.meta().generation);
+        let mut optimizer = zerosum_nn::Learner::new(model, &config.learner, step)?;
+        // The optimizer's state goes on where it stopped; a state for another optimizer
+        // (the config changed on resume) starts afresh, as a new run would.
+        if let Some(state) = store.get(&layout::optimizer(&base))? {
+            if let Err(error) = optimizer.restore_optimizer(&state) {
+                tracing::warn!(
+                    "{}: {error}; the optimizer starts afresh",
+                    store.display(&base)
+                );
+            }
+        }
         let symmetries = if config.replay.symmetries {
             initial.symmetries()
         } else {
@@ -280,28 +291,13 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         report
     }
 
-    /// Writes the network as checkpoint `generation` (the resume point) and removes the
-    /// previous one unless it is kept (every k-th, generation 0, a promoted best, one due
-    /// for evaluation).
+    /// Writes the network as checkpoint `generation`, with the optimizer's state: the
+    /// resume point.
     pub fn checkpoint(&mut self, generation: u64) -> Result<(), TrainError> {
         let step = self.optimizer.step();
         self.optimizer.model_mut().set_progress(step, generation);
-        checkpoints::save(self.store, generation, self.optimizer.model())?;
-        let previous = generation - 1;
-        let every = self.config.keep_checkpoint_every;
-        let promoted = self
-            .gate
-            .as_ref()
-            .is_some_and(|(_, promoted)| promoted.contains(&previous));
-        // A checkpoint due for evaluation stays for an evaluator that follows the run.
-        let keep = previous == 0
-            || promoted
-            || (every > 0 && (previous as usize).is_multiple_of(every))
-            || crate::evaluator::is_due(self.config, previous);
-        if !keep {
-            checkpoints::remove(self.store, previous)?;
-        }
-        Ok(())
+        let state = self.optimizer.optimizer_state()?;
+        checkpoints::save(self.store, generation, self.optimizer.model(), Some(&state))
     }
 
     /// Under gating, plays checkpoint `generation` against the best (and second best) and
@@ -329,14 +325,34 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         Ok(Some(report))
     }
 
-    /// Points the run's `latest` at the network self-play should use now: the newest, or
-    /// under gating the best.
-    pub fn publish(&self) -> Result<(), TrainError> {
-        let generation = match &self.gate {
+    /// The generation self-play should use now: the newest, or under gating the best.
+    pub fn published(&self) -> u64 {
+        match &self.gate {
             Some((_, promoted)) => *promoted.last().expect("generation 0 is there"),
             None => self.generation(),
-        };
-        checkpoints::publish(self.store, generation)
+        }
+    }
+
+    /// Points the run's `latest` at [`LearnerRole::published`], then removes the checkpoint
+    /// before the newest unless it is kept (every k-th, generation 0, a promoted best, one
+    /// due for evaluation): the pointer never names a removed checkpoint.
+    pub fn publish(&self) -> Result<(), TrainError> {
+        checkpoints::publish(self.store, self.published())?;
+        let previous = self.generation().saturating_sub(1);
+        let every = self.config.keep_checkpoint_every;
+        let promoted = self
+            .gate
+            .as_ref()
+            .is_some_and(|(_, promoted)| promoted.contains(&previous));
+        // A checkpoint due for evaluation stays for an evaluator that follows the run.
+        let keep = previous == 0
+            || promoted
+            || (every > 0 && (previous as usize).is_multiple_of(every))
+            || crate::evaluator::is_due(self.config, previous);
+        if !keep {
+            checkpoints::remove(self.store, previous)?;
+        }
+        Ok(())
     }
 }
 
@@ -348,15 +364,8 @@ pub fn generation_records(
     generation: u64,
 ) -> Result<Vec<GameRecord>, TrainError> {
     let mut records = Vec::new();
-    let names: Vec<String> = match store.get(&layout::ingested(generation))? {
-        Some(bytes) => {
-            let manifest: Manifest =
-                serde_json::from_slice(&bytes).map_err(|e| TrainError::Store {
-                    location: store.display(&layout::ingested(generation)),
-                    reason: e.to_string(),
-                })?;
-            manifest.batches
-        }
+    let names: Vec<String> = match manifest(store, generation)? {
+        Some(manifest) => manifest.batches,
         None => {
             let folder = layout::generation_games(generation);
             let mut names: Vec<String> = store
@@ -374,6 +383,20 @@ pub fn generation_records(
         }
     }
     Ok(records)
+}
+
+/// The manifest of an asynchronous learner's generation, if it chose its batches.
+pub fn manifest(store: &RunStore, generation: u64) -> Result<Option<Manifest>, TrainError> {
+    let name = layout::ingested(generation);
+    let Some(bytes) = store.get(&name)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| TrainError::Store {
+            location: store.display(&name),
+            reason: format!("not a manifest: {e}"),
+        })
 }
 
 /// What an asynchronous learner's generation read ([`layout::ingested`]).
@@ -399,4 +422,51 @@ pub fn mean_losses(losses: &[Losses]) -> Losses {
         mean.reply += l.reply / n;
     }
     mean
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::Silent;
+    use rand::SeedableRng;
+
+    /// A learner reopened on its run takes up the optimizer state of its newest checkpoint.
+    #[test]
+    fn a_reopened_learner_resumes_its_optimizer_state() {
+        let dir = std::env::temp_dir().join(format!("zerosum-learner-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = RunStore::create(dir.to_str().unwrap()).unwrap();
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let config = RunConfig::from_toml(
+            "game = \"tictactoe\"\n[model]\nfamily = \"mlp\"\nhidden = 8\nlayers = 1\n",
+            &[],
+        )
+        .and_then(RunConfig::resolve)
+        .unwrap();
+        let records: Vec<GameRecord> = {
+            let mut evaluator = zerosum_search::UniformEvaluator;
+            let mut records = Vec::new();
+            crate::self_play::self_play(
+                &game,
+                &mut evaluator,
+                &config.search,
+                &config.self_play,
+                4,
+                &mut SmallRng::seed_from_u64(1),
+                |r| records.push(r),
+            );
+            records
+        };
+        let mut role = LearnerRole::open(&game, &config, &store, Device::Cpu).unwrap();
+        role.learn(1, &records, &mut SmallRng::seed_from_u64(2), &mut Silent);
+        role.checkpoint(1).unwrap();
+        let state = role.optimizer.optimizer_state().unwrap();
+        let reopened = LearnerRole::open(&game, &config, &store, Device::Cpu).unwrap();
+        assert_eq!(reopened.generation(), 1);
+        assert!(reopened.optimizer.optimizer_state().unwrap() == state);
+        let fresh = zerosum_nn::Learner::new(role.model().try_clone().unwrap(), &config.learner, 0)
+            .unwrap();
+        assert!(fresh.optimizer_state().unwrap() != state);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -138,13 +138,22 @@ struct Clock {
 }
 
 impl Clock {
-    /// Takes up the time the `generation` event of the resume point recorded.
+    /// Takes up the time the `generation` event of the resume point recorded (in a run
+    /// written before events were objects, the last such event of its log).
     fn resume(store: &RunStore, generation: u64) -> Result<Clock, TrainError> {
-        let earlier = store
-            .get(&layout::event(generation, 5, "generation"))?
-            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
-            .and_then(|event| event["train_seconds"].as_f64())
-            .unwrap_or(0.0);
+        let seconds = |event: &serde_json::Value| event["train_seconds"].as_f64();
+        let earlier = match store.get(&layout::event(generation, 5, "generation"))? {
+            Some(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
+                .ok()
+                .and_then(|event| seconds(&event)),
+            None if generation > 0 => events::read(store)?
+                .iter()
+                .filter(|event| event["event"] == "generation")
+                .filter_map(seconds)
+                .next_back(),
+            None => None,
+        }
+        .unwrap_or(0.0);
         Ok(Clock {
             earlier,
             start: Instant::now(),
@@ -365,22 +374,22 @@ impl<G: Game> Loop<'_, G> {
         while self.more(learner.generation()) {
             let generation = learner.generation() + 1;
             let started = Instant::now();
-            let manifest = match self.store.get(&layout::ingested(generation))? {
+            let (manifest, records) = match crate::learner::manifest(self.store, generation)? {
                 // A learner restarted after choosing this generation's batches keeps them.
-                Some(bytes) => {
-                    serde_json::from_slice::<Manifest>(&bytes).map_err(|e| TrainError::Store {
-                        location: self.store.display(&layout::ingested(generation)),
-                        reason: e.to_string(),
-                    })?
-                }
-                None => inbox.collect(self.config, generation, actors, progress)?,
+                Some(manifest) => (manifest, generation_records(self.store, generation)?),
+                None => inbox.collect(
+                    self.config,
+                    generation,
+                    learner.published(),
+                    actors,
+                    progress,
+                )?,
             };
             inbox.mark(&manifest);
             self.store.put_once(
                 &layout::ingested(generation),
                 &serde_json::to_vec(&manifest).expect("manifests serialise"),
             )?;
-            let records = generation_records(self.store, generation)?;
             let mut report = self_play_report(&records, &SelfPlayCounters::default());
             let positions: usize = records
                 .iter()
@@ -416,12 +425,17 @@ struct Inbox<'a> {
 impl<'a> Inbox<'a> {
     fn open(store: &'a RunStore) -> Result<Inbox<'a>, TrainError> {
         let mut taken = BTreeSet::new();
-        for name in store.list("ingested")? {
-            if let Some(bytes) = store.get(&format!("ingested/{name}"))? {
-                if let Ok(manifest) = serde_json::from_slice::<Manifest>(&bytes) {
-                    taken.extend(manifest.batches);
-                    taken.extend(manifest.stale);
-                }
+        for name in store.list(layout::INGESTED)? {
+            let Some(generation) = name
+                .strip_prefix("gen-")
+                .and_then(|n| n.strip_suffix(".json"))
+                .and_then(|n| n.parse().ok())
+            else {
+                continue;
+            };
+            if let Some(manifest) = crate::learner::manifest(store, generation)? {
+                taken.extend(manifest.batches);
+                taken.extend(manifest.stale);
             }
         }
         Ok(Inbox { store, taken })
@@ -432,18 +446,21 @@ impl<'a> Inbox<'a> {
         self.taken.extend(manifest.stale.iter().cloned());
     }
 
-    /// Waits until unread batches hold `games_per_generation` games, passing over those
-    /// played by checkpoints more than `replay.max_staleness` generations old.
+    /// Waits until unread batches hold `games_per_generation` games, then takes every
+    /// unread batch (fast actors leave nothing unread; `replay.reuse` bounds how often each
+    /// position is trained on), passing over those played by checkpoints more than
+    /// `replay.max_staleness` generations old.
     fn collect<T>(
         &mut self,
         config: &RunConfig,
         generation: u64,
+        newest_published: u64,
         actors: &[std::thread::ScopedJoinHandle<'_, Result<T, TrainError>>],
         progress: &mut dyn Progress,
-    ) -> Result<Manifest, TrainError> {
+    ) -> Result<(Manifest, Vec<GameRecord>), TrainError> {
         let wanted = config.self_play.games_per_generation;
-        let newest_published = generation - 1;
         let mut manifest = Manifest::default();
+        let mut records = Vec::new();
         let mut games = 0;
         progress.start(generation, "games", wanted as u64);
         while games < wanted {
@@ -460,13 +477,11 @@ impl<'a> Inbox<'a> {
                     manifest.stale.push(name);
                     continue;
                 }
-                let count = read_batch(self.store, &name)?.map_or(0, |b| b.len());
+                let batch = read_batch(self.store, &name)?.unwrap_or_default();
                 manifest.batches.push(name);
-                games += count;
-                progress.advance(count as u64);
-                if games >= wanted {
-                    break;
-                }
+                games += batch.len();
+                progress.advance(batch.len() as u64);
+                records.extend(batch);
             }
             if games < wanted {
                 if actors.iter().any(|a| a.is_finished()) {
@@ -483,7 +498,7 @@ impl<'a> Inbox<'a> {
             manifest.batches.len(),
             manifest.stale.len()
         ));
-        Ok(manifest)
+        Ok((manifest, records))
     }
 }
 

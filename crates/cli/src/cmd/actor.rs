@@ -44,6 +44,12 @@ pub fn run(args: Args) -> Result<()> {
         bail!("{}: the run has no {}", args.run, layout::CONFIG);
     };
     let (game, config) = resolve_config(RunConfig::from_toml(&text, &args.overrides)?)?;
+    if config.mode == zerosum_train::Mode::Sync {
+        bail!(
+            "{}: the run is synchronous and its learner plays its own games; start it with --actors N (asynchronous) for actors to join",
+            args.run
+        );
+    }
     if game.name() != identity.game {
         bail!(
             "{}: the run trains {}, its config names {}",
@@ -63,9 +69,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))?;
-    }
+    super::common::stop_on_signals(&stop)?;
     let options = ActorOptions {
         id: args.id.clone().unwrap_or_else(default_actor_id),
         outbox: outbox_for(&args.outbox.clone().unwrap_or_else(outbox_dir), &args.run),
@@ -116,5 +120,6 @@ fn report(event: ActorEvent) {
             retry_in.as_secs_f64()
         ),
         ActorEvent::Uploaded { batches } => println!("uploaded {batches} batches from the outbox"),
+        ActorEvent::RunComplete => println!("the run has trained its last generation"),
     }
 }

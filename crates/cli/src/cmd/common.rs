@@ -150,6 +150,16 @@ pub fn positive(text: &str) -> Result<usize, String> {
     }
 }
 
+/// Sets `stop` on the first SIGTERM or Ctrl-C, so that a role ends its work cleanly; a
+/// second one ends the process at once.
+pub fn stop_on_signals(stop: &std::sync::Arc<std::sync::atomic::AtomicBool>) -> Result<()> {
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register_conditional_shutdown(signal, 1, std::sync::Arc::clone(stop))?;
+        signal_hook::flag::register(signal, std::sync::Arc::clone(stop))?;
+    }
+    Ok(())
+}
+
 /// Where actors keep batches that the store has not taken yet: `$XDG_CACHE_HOME` or
 /// `~/.cache`, under `zerosum/outbox`, so that an actor restarted on the same machine finds
 /// them.

@@ -41,9 +41,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(signal, Arc::clone(&stop))?;
-    }
+    super::common::stop_on_signals(&stop)?;
     let done = with_game!(&game, g => evaluator::follow(g, &config, &store, &stop, args.follow, &mut Bars::new()))?;
     println!("evaluated {} checkpoints: {:?}", done.len(), done);
     Ok(())

@@ -387,7 +387,7 @@ mod tests {
             zerosum_nn::Model::for_game(&game, &config.model, zerosum_nn::Device::Cpu).unwrap();
         for generation in [0, 2] {
             model.set_progress(generation * 5, generation);
-            crate::checkpoints::save(&store, generation, &model).unwrap();
+            crate::checkpoints::save(&store, generation, &model, None).unwrap();
         }
         crate::checkpoints::publish(&store, 2).unwrap();
         (dir, store, config)
