@@ -220,20 +220,17 @@ fn tic_tac_toe_learned_by_roles_over_s3_through_faults() {
         seen.iter().any(|b| b.contains("/a1-again/")),
         "the restarted actor's batches were used"
     );
-    // The killed actor's outbox was emptied by its successor.
+    // The killed actor's finished batches were uploaded by its successor (a batch it was
+    // still writing, a `.tmp`, was never finished).
     let outbox = dir.join("outbox-1");
-    let left: Vec<_> = std::fs::read_dir(&outbox)
-        .map(|d| {
-            d.flatten()
-                .flat_map(|e| std::fs::read_dir(e.path()).unwrap())
-                .collect()
-        })
-        .unwrap_or_default();
-    assert!(
-        left.is_empty(),
-        "batches left in {}: {left:?}",
-        outbox.display()
-    );
+    let left: Vec<PathBuf> = std::fs::read_dir(&outbox)
+        .unwrap()
+        .flatten()
+        .flat_map(|run| std::fs::read_dir(run.path()).unwrap().flatten())
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert!(left.is_empty(), "batches left in the outbox: {left:?}");
     // One event of each kind per generation, the evaluations included.
     let events = zerosum_train::events::read(&store).unwrap();
     for kind in ["self_play", "learn", "generation"] {

@@ -203,6 +203,8 @@ pub struct ActorSummary {
     pub games: u64,
     /// Batches still in the outbox when it stopped (the store unreachable).
     pub waiting: usize,
+    /// Storage requests it made.
+    pub requests: crate::store::Requests,
 }
 
 /// What an actor reports as it goes.
@@ -348,6 +350,7 @@ impl<'a, G: Game> Actor<'a, G> {
         // One last try, whatever the backoff says: a preempted machine may not come back.
         self.flush(&mut upload, &mut report);
         summary.waiting = self.outbox.pending()?.len();
+        summary.requests = self.store.requests();
         Ok(summary)
     }
 
@@ -478,6 +481,24 @@ impl Outbox {
         std::fs::rename(&tmp, &path).map_err(io)
     }
 
+    /// Removes batches that a killed actor was still writing (`.tmp` files a minute old: a
+    /// live actor writes and renames one in milliseconds). They were never finished.
+    fn sweep(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(60)));
+            if old && path.extension().is_some_and(|e| e == "tmp") {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+
     /// The object names waiting, oldest first.
     pub fn pending(&self) -> Result<Vec<String>, TrainError> {
         let entries = std::fs::read_dir(&self.dir).map_err(|source| TrainError::Io {
@@ -497,6 +518,7 @@ impl Outbox {
     /// Uploads every waiting batch (an object already in the store counts as uploaded),
     /// removing each once stored; returns how many went, or the first failure.
     pub fn upload(&self, store: &RunStore) -> Result<usize, TrainError> {
+        self.sweep();
         let mut uploaded = 0;
         for name in self.pending()? {
             let path = self.dir.join(name.replace('/', "%"));

@@ -115,6 +115,7 @@ pub fn train_with<G: Game>(
         clock: Clock::resume(store, learner.generation())?,
         previous: Some(learner.model().try_clone()?),
         last_eval: None,
+        requests_before: store.requests(),
     };
     match config.mode {
         Mode::Sync => run.sync(&mut learner, progress)?,
@@ -176,6 +177,8 @@ struct Loop<'a, G: Game> {
     /// The last evaluated network, the next evaluation's `previous` opponent.
     previous: Option<Model>,
     last_eval: Option<EvalReport>,
+    /// The store's request count when the generation began.
+    requests_before: crate::store::Requests,
 }
 
 impl<G: Game> Loop<'_, G> {
@@ -300,7 +303,7 @@ impl<G: Game> Loop<'_, G> {
     }
 
     fn record_generation(
-        &self,
+        &mut self,
         learner: &LearnerRole<G>,
         generation: u64,
         self_play: &SelfPlayReport,
@@ -320,8 +323,10 @@ impl<G: Game> Loop<'_, G> {
                 "loss": learned.final_losses,
                 "window_positions": learned.window_positions,
                 "evaluation": eval,
+                "store_requests": self.store.requests() - self.requests_before,
             }),
         )?;
+        self.requests_before = self.store.requests();
         Ok(())
     }
 
@@ -336,6 +341,11 @@ impl<G: Game> Loop<'_, G> {
     ) -> Result<(), TrainError> {
         let stop = AtomicBool::new(false);
         let base_id = crate::actor::default_actor_id();
+        // libtorch's intra-op threads are one pool for the whole process: with actor threads
+        // beside the learner, each runs on one, as synchronous self-play's workers do.
+        if actors > 0 {
+            zerosum_nn::set_torch_threads(1);
+        }
         std::thread::scope(|scope| {
             let handles: Vec<_> = (0..actors)
                 .map(|k| {

@@ -42,12 +42,42 @@ pub enum Put {
     AlreadyThere,
 }
 
+/// Requests a store has made, by kind (each retry counts): what a role costs in storage
+/// requests, which object storage bills.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Requests {
+    /// Objects read (GET).
+    pub get: u64,
+    /// Objects written (PUT).
+    pub put: u64,
+    /// Listings (one per page of up to 1,000 names on S3).
+    pub list: u64,
+    /// Objects removed.
+    pub delete: u64,
+}
+
+impl std::ops::Sub for Requests {
+    type Output = Requests;
+    fn sub(self, earlier: Requests) -> Requests {
+        Requests {
+            get: self.get - earlier.get,
+            put: self.put - earlier.put,
+            list: self.list - earlier.list,
+            delete: self.delete - earlier.delete,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Counters([std::sync::atomic::AtomicU64; 4]);
+
 /// One run's objects.
 #[derive(Clone)]
 pub struct RunStore {
     objects: Arc<dyn ObjectStore>,
     location: String,
     patience: Duration,
+    counters: Arc<Counters>,
 }
 
 impl std::fmt::Debug for RunStore {
@@ -153,6 +183,7 @@ impl RunStore {
             objects,
             location,
             patience: Duration::ZERO,
+            counters: Arc::default(),
         };
         // One request now, without retries, so that a bad location fails before any work.
         runtime()
@@ -170,6 +201,21 @@ impl RunStore {
     /// See [`RunStore::with_patience`].
     pub fn patience(&self) -> Duration {
         self.patience
+    }
+
+    /// The requests made through this store and its clones so far.
+    pub fn requests(&self) -> Requests {
+        let [get, put, list, delete] = self
+            .counters
+            .0
+            .each_ref()
+            .map(|c| c.load(std::sync::atomic::Ordering::Relaxed));
+        Requests {
+            get,
+            put,
+            list,
+            delete,
+        }
     }
 
     /// The location as the user named it.
@@ -280,7 +326,14 @@ impl RunStore {
     {
         let start = Instant::now();
         let mut ceiling = Duration::from_millis(500);
+        let counter = match what {
+            "read" => 0,
+            "write" => 1,
+            "list" => 2,
+            _ => 3,
+        };
         loop {
+            self.counters.0[counter].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let error = match runtime().block_on(request()) {
                 Ok(value) => return Ok(value),
                 Err(error) => error,

@@ -83,11 +83,16 @@ pub fn run(args: Args) -> Result<()> {
         let mut actor = Actor::new(g, store.clone(), &config, options.clone())?;
         actor.run(&stop, report)
     })?;
+    let requests = summary.requests;
     println!(
-        "actor {} stopped: {} batches, {} games{}",
+        "actor {} stopped: {} batches, {} games, {} storage requests ({} GET, {} PUT, {} LIST){}",
         options.id,
         summary.batches,
         summary.games,
+        requests.get + requests.put + requests.list + requests.delete,
+        requests.get,
+        requests.put,
+        requests.list,
         if summary.waiting > 0 {
             format!(
                 "; {} batches wait in {} for the next actor on this machine",
