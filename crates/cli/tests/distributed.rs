@@ -78,8 +78,18 @@ impl Drop for Server {
     }
 }
 
+/// A process of the run, killed when dropped (a failing test leaves none behind).
+struct Role(Child);
+
+impl Drop for Role {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A zerosum process of the run, its output in `dir/NAME.log`.
-fn spawn(dir: &Path, server: &Server, name: &str, args: &[&str]) -> Child {
+fn spawn(dir: &Path, server: &Server, name: &str, args: &[&str]) -> Role {
     let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
     Command::new(env!("CARGO_BIN_EXE_zerosum"))
         .args(args)
@@ -91,10 +101,12 @@ fn spawn(dir: &Path, server: &Server, name: &str, args: &[&str]) -> Child {
         .stdout(log.try_clone().unwrap())
         .stderr(log)
         .spawn()
+        .map(Role)
         .expect("the binary starts")
 }
 
-fn wait(child: &mut Child, name: &str, dir: &Path, limit: Duration) {
+fn wait(role: &mut Role, name: &str, dir: &Path, limit: Duration) {
+    let child = &mut role.0;
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -111,9 +123,9 @@ fn wait(child: &mut Child, name: &str, dir: &Path, limit: Duration) {
     }
 }
 
-fn kill(child: &mut Child) {
-    child.kill().unwrap();
-    child.wait().unwrap();
+fn kill(role: &mut Role) {
+    role.0.kill().unwrap();
+    role.0.wait().unwrap();
 }
 
 /// Waits until the run's newest whole checkpoint reaches `generation`.

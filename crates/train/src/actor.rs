@@ -280,6 +280,7 @@ impl<'a, G: Game> Actor<'a, G> {
         mut report: impl FnMut(ActorEvent),
     ) -> Result<ActorSummary, TrainError> {
         let mut summary = ActorSummary::default();
+        let mut rounds = 0;
         let mut current: Option<(u64, NetEvaluator<G>)> = None;
         let mut upload = Backoff::default();
         let device = zerosum_nn::parse_device(&self.config.device)?;
@@ -310,41 +311,68 @@ impl<'a, G: Game> Actor<'a, G> {
                 sleep_unless_stopped(Duration::from_millis(500), stop);
                 continue;
             };
-            let index = summary.batches;
+            // A round of games with one network, `batch_games` in lockstep as in synchronous
+            // self-play, each `games_per_batch` finished games written as a batch.
+            let round = self
+                .config
+                .self_play
+                .games_per_batch
+                .max(2 * self.config.self_play.batch_games);
             let mut rng = SmallRng::seed_from_u64(derive_seed(
                 self.config.seed,
                 stream::ACTOR,
-                fnv1a(&self.options.id) ^ index,
+                fnv1a(&self.options.id) ^ rounds,
             ));
-            let mut records = Vec::new();
-            let mut self_play_config = self.config.self_play.clone();
-            self_play_config.batch_games = self_play_config
-                .batch_games
-                .min(self_play_config.games_per_batch);
-            let counters = self_play_until(
+            rounds += 1;
+            let generation = *generation;
+            let mut pending = Vec::new();
+            let mut failure = None;
+            let mut since = Instant::now();
+            let mut write = |pending: &mut Vec<GameRecord>, summary: &mut ActorSummary| {
+                let name = layout::actor_batch(&self.options.id, summary.batches, generation);
+                self.outbox.keep(&name, batch_text(pending).as_bytes())?;
+                summary.batches += 1;
+                summary.games += pending.len() as u64;
+                let positions: usize = pending
+                    .iter()
+                    .map(|r| r.stats.iter().flatten().count())
+                    .sum();
+                report(ActorEvent::Batch {
+                    name,
+                    games: pending.len(),
+                    positions_per_second: positions as f64
+                        / since.elapsed().as_secs_f64().max(1e-9),
+                });
+                since = Instant::now();
+                pending.clear();
+                if upload.due() {
+                    self.flush(&mut upload, &mut report);
+                }
+                Ok::<(), TrainError>(())
+            };
+            self_play_until(
                 self.initial,
                 evaluator,
                 &self.config.search,
-                &self_play_config,
-                self_play_config.games_per_batch,
+                &self.config.self_play,
+                round,
                 &mut rng,
                 stop,
-                |record| records.push(record),
+                |record| {
+                    pending.push(record);
+                    if failure.is_none() && pending.len() >= self.config.self_play.games_per_batch {
+                        failure = write(&mut pending, &mut summary).err();
+                    }
+                },
             );
+            if let Some(error) = failure {
+                return Err(error);
+            }
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            let name = layout::actor_batch(&self.options.id, index, *generation);
-            self.outbox.keep(&name, batch_text(&records).as_bytes())?;
-            summary.batches += 1;
-            summary.games += records.len() as u64;
-            report(ActorEvent::Batch {
-                name,
-                games: records.len(),
-                positions_per_second: counters.positions as f64 / counters.seconds.max(1e-9),
-            });
-            if upload.due() {
-                self.flush(&mut upload, &mut report);
+            if !pending.is_empty() {
+                write(&mut pending, &mut summary)?;
             }
         }
         // One last try, whatever the backoff says: a preempted machine may not come back.

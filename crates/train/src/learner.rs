@@ -234,8 +234,15 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         rng: &mut SmallRng,
         progress: &mut dyn Progress,
     ) -> LearnerReport {
-        let samples = self.samples(generation, records);
+        let mut samples = self.samples(generation, records);
         let new_positions = samples.len();
+        // A generation larger than the whole window (fast actors of an asynchronous run)
+        // keeps its newest positions: a generation's training stays bounded by the window,
+        // however much arrived, so the learner never falls further and further behind.
+        let window = self.config.replay.window_positions;
+        if samples.len() > window {
+            samples.drain(..samples.len() - window);
+        }
         self.buffer.add_generation(generation, samples);
         let start = Instant::now();
         let batch_size = self.config.learner.batch_size;

@@ -19,7 +19,8 @@ pub struct Args {
     /// This actor's name in the run's batch names (default: host, process and a random tag)
     #[arg(long)]
     pub id: Option<String>,
-    /// Stop after this many batches (default: until stopped)
+    /// Stop once this many batches are written, after the round of games in progress
+    /// (default: until stopped)
     #[arg(long, default_value_t = 0)]
     pub batches: u64,
     /// Where batches wait while the store cannot be reached, in a folder per run (default:
