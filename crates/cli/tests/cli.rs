@@ -391,3 +391,45 @@ fn gtp_transcript() {
     assert_eq!(replies[17], "= tictactoe");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An actor joins only a run it can play: one line, a failing exit, otherwise.
+#[test]
+fn an_actor_refuses_what_it_cannot_join() {
+    let dir = scratch("actor");
+    let train = |run: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--game",
+            "tictactoe",
+            "--run",
+            run,
+            "--set",
+            "generations=1",
+            "--set",
+            "self_play.games_per_generation=4",
+            "--set",
+            "self_play.batch_games=4",
+            "--set",
+            "arena.every=0",
+        ];
+        args.extend(extra);
+        succeeded(&zerosum(&args, "", &dir));
+    };
+    train("sync", &[]);
+    train("async", &["--actors", "1"]);
+    let actor = |run: &str| zerosum(&["actor", "--run", run, "--batches", "1"], "", &dir);
+    assert_one_line_error(&actor("nowhere"), "nowhere: no such directory");
+    assert_one_line_error(&actor("ftp://host/run"), "unknown scheme ftp://");
+    assert_one_line_error(&actor("sync"), "synchronous");
+    // A run made by another build of zerosum.
+    let identity = dir.join("async/run.json");
+    let text = std::fs::read_to_string(&identity).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    std::fs::write(&identity, text.replace(version, "0.0.1-other")).unwrap();
+    assert_one_line_error(&actor("async"), "run made by zerosum 0.0.1-other");
+    std::fs::write(&identity, text).unwrap();
+    // The run complete, an actor has nothing to do and says so.
+    let output = actor("async");
+    assert!(succeeded(&output).contains("the run has trained its last generation"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -157,6 +157,23 @@ fn tic_tac_toe_learned_by_roles_over_s3_through_faults() {
     std::env::set_var("AWS_ENDPOINT_URL", server.endpoint());
     let run = "s3://zerosum/ttt";
     let store = RunStore::open(run).expect("the bucket answers");
+    // A missing bucket and refused credentials: one line naming the location, at once.
+    for (location, secret) in [
+        ("s3://no-such-bucket/ttt", "zerosum-secret"),
+        (run, "wrong-secret"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_zerosum"))
+            .args(["actor", "--run", location])
+            .envs(ACCESS)
+            .env("AWS_SECRET_ACCESS_KEY", secret)
+            .env("AWS_ENDPOINT_URL", server.endpoint())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{location}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(location), "{stderr}");
+    }
     let minutes = Duration::from_secs(60);
 
     let learner_args = [

@@ -264,7 +264,7 @@ impl<'a, G: Game> Actor<'a, G> {
             initial,
             // One attempt per request: the outbox and its backoff do the retrying, while
             // the actor plays on.
-            store: store.with_patience(Duration::ZERO),
+            store: store.with_patience(Duration::ZERO).with_own_counters(),
             config,
             options,
             outbox,
@@ -311,75 +311,92 @@ impl<'a, G: Game> Actor<'a, G> {
                 sleep_unless_stopped(Duration::from_millis(500), stop);
                 continue;
             };
-            // A round of games with one network, `batch_games` in lockstep as in synchronous
-            // self-play, each `games_per_batch` finished games written as a batch.
-            let round = self
-                .config
-                .self_play
-                .games_per_batch
-                .max(2 * self.config.self_play.batch_games);
-            let mut rng = SmallRng::seed_from_u64(derive_seed(
-                self.config.seed,
-                stream::ACTOR,
-                fnv1a(&self.options.id) ^ rounds,
-            ));
-            rounds += 1;
-            let generation = *generation;
-            let mut pending = Vec::new();
-            let mut failure = None;
-            let mut since = Instant::now();
-            let mut write = |pending: &mut Vec<GameRecord>, summary: &mut ActorSummary| {
-                let name = layout::actor_batch(&self.options.id, summary.batches, generation);
-                self.outbox.keep(&name, batch_text(pending).as_bytes())?;
-                summary.batches += 1;
-                summary.games += pending.len() as u64;
-                let positions: usize = pending
-                    .iter()
-                    .map(|r| r.stats.iter().flatten().count())
-                    .sum();
-                report(ActorEvent::Batch {
-                    name,
-                    games: pending.len(),
-                    positions_per_second: positions as f64
-                        / since.elapsed().as_secs_f64().max(1e-9),
-                });
-                since = Instant::now();
-                pending.clear();
-                if upload.due() {
-                    self.flush(&mut upload, &mut report);
-                }
-                Ok::<(), TrainError>(())
-            };
-            self_play_until(
-                self.initial,
+            self.play_round(
                 evaluator,
-                &self.config.search,
-                &self.config.self_play,
-                round,
-                &mut rng,
+                *generation,
+                rounds,
                 stop,
-                |record| {
-                    pending.push(record);
-                    if failure.is_none() && pending.len() >= self.config.self_play.games_per_batch {
-                        failure = write(&mut pending, &mut summary).err();
-                    }
-                },
-            );
-            if let Some(error) = failure {
-                return Err(error);
-            }
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            if !pending.is_empty() {
-                write(&mut pending, &mut summary)?;
-            }
+                &mut summary,
+                &mut upload,
+                &mut report,
+            )?;
+            rounds += 1;
         }
         // One last try, whatever the backoff says: a preempted machine may not come back.
         self.flush(&mut upload, &mut report);
         summary.waiting = self.outbox.pending()?.len();
         summary.requests = self.store.requests();
         Ok(summary)
+    }
+
+    /// A round of games with one network, `batch_games` in lockstep as in synchronous
+    /// self-play, every `games_per_batch` finished games kept as a batch and the outbox
+    /// flushed when its backoff allows. A round cut short by `stop` keeps the batches it
+    /// finished.
+    #[allow(clippy::too_many_arguments)]
+    fn play_round(
+        &self,
+        evaluator: &mut NetEvaluator<G>,
+        generation: u64,
+        round: u64,
+        stop: &AtomicBool,
+        summary: &mut ActorSummary,
+        upload: &mut Backoff,
+        report: &mut impl FnMut(ActorEvent),
+    ) -> Result<(), TrainError> {
+        let self_play = &self.config.self_play;
+        let games = self_play.games_per_batch.max(2 * self_play.batch_games);
+        let mut rng = SmallRng::seed_from_u64(derive_seed(
+            self.config.seed,
+            stream::ACTOR,
+            fnv1a(&self.options.id) ^ round,
+        ));
+        let mut pending = Vec::new();
+        let mut failure = None;
+        let mut since = Instant::now();
+        let mut write = |pending: &mut Vec<GameRecord>, summary: &mut ActorSummary| {
+            let name = layout::actor_batch(&self.options.id, summary.batches, generation);
+            self.outbox.keep(&name, batch_text(pending).as_bytes())?;
+            summary.batches += 1;
+            summary.games += pending.len() as u64;
+            let positions: usize = pending
+                .iter()
+                .map(|r| r.stats.iter().flatten().count())
+                .sum();
+            report(ActorEvent::Batch {
+                name,
+                games: pending.len(),
+                positions_per_second: positions as f64 / since.elapsed().as_secs_f64().max(1e-9),
+            });
+            since = Instant::now();
+            pending.clear();
+            if upload.due() {
+                self.flush(upload, report);
+            }
+            Ok::<(), TrainError>(())
+        };
+        self_play_until(
+            self.initial,
+            evaluator,
+            &self.config.search,
+            self_play,
+            games,
+            &mut rng,
+            stop,
+            |record| {
+                pending.push(record);
+                if failure.is_none() && pending.len() >= self_play.games_per_batch {
+                    failure = write(&mut pending, summary).err();
+                }
+            },
+        );
+        if let Some(error) = failure {
+            return Err(error);
+        }
+        if !stop.load(Ordering::Relaxed) && !pending.is_empty() {
+            write(&mut pending, summary)?;
+        }
+        Ok(())
     }
 
     /// Takes the newest published checkpoint if it is newer than `current`.

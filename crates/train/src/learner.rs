@@ -246,18 +246,7 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         self.buffer.add_generation(generation, samples);
         let start = Instant::now();
         let batch_size = self.config.learner.batch_size;
-        // Nothing to learn from when no position was recorded (every move fast, say).
-        let mut steps = if self.buffer.is_empty() {
-            0
-        } else {
-            ((self.config.learner.epochs * self.buffer.len() as f64) / batch_size as f64)
-                .ceil()
-                .max(1.0) as u64
-        };
-        if self.config.replay.reuse > 0.0 {
-            let cap = (self.config.replay.reuse * new_positions as f64 / batch_size as f64).floor();
-            steps = steps.min(cap as u64);
-        }
+        let steps = self.steps(new_positions);
         progress.start(generation, "learn", steps);
         let mut all = Vec::with_capacity(steps as usize);
         // All of the phase's samples are drawn up front, so that the curriculum can order
@@ -296,6 +285,25 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             report.final_losses.policy_entropy
         ));
         report
+    }
+
+    /// The gradient steps of a generation that added `new_positions`: `learner.epochs`
+    /// passes over the window, or fewer where `replay.reuse` caps the samples drawn per new
+    /// position; none when nothing was recorded (every move fast, say).
+    fn steps(&self, new_positions: usize) -> u64 {
+        if self.buffer.is_empty() {
+            return 0;
+        }
+        let batch_size = self.config.learner.batch_size as f64;
+        let epochs = (self.config.learner.epochs * self.buffer.len() as f64 / batch_size)
+            .ceil()
+            .max(1.0) as u64;
+        if self.config.replay.reuse > 0.0 {
+            let cap = (self.config.replay.reuse * new_positions as f64 / batch_size).floor();
+            epochs.min(cap as u64)
+        } else {
+            epochs
+        }
     }
 
     /// Writes the network as checkpoint `generation`, with the optimizer's state: the

@@ -137,47 +137,7 @@ impl RunStore {
             }
             Arc::new(LocalFileSystem::new_with_prefix(&path).map_err(|e| failed(one_line(&e)))?)
         } else {
-            let url = url::Url::parse(&location).map_err(|e| failed(e.to_string()))?;
-            let prefix = ObjectPath::from_url_path(url.path()).map_err(|e| failed(one_line(&e)))?;
-            // The store's own retries are kept short: ours (below) log each one.
-            let retry = RetryConfig {
-                max_retries: 2,
-                retry_timeout: Duration::from_secs(20),
-                ..RetryConfig::default()
-            };
-            let inner: Arc<dyn ObjectStore> = match url.scheme() {
-                "s3" | "s3a" => Arc::new(
-                    AmazonS3Builder::from_env()
-                        .with_url(location.as_str())
-                        .with_retry(retry)
-                        .build()
-                        .map_err(|e| failed(one_line(&e)))?,
-                ),
-                "gs" => Arc::new(
-                    GoogleCloudStorageBuilder::from_env()
-                        .with_url(location.as_str())
-                        .with_retry(retry)
-                        .build()
-                        .map_err(|e| failed(one_line(&e)))?,
-                ),
-                "az" | "abfs" | "abfss" | "azure" => Arc::new(
-                    MicrosoftAzureBuilder::from_env()
-                        .with_url(location.as_str())
-                        .with_retry(retry)
-                        .build()
-                        .map_err(|e| failed(one_line(&e)))?,
-                ),
-                other => {
-                    return Err(failed(format!(
-                    "unknown scheme {other}:// (expected a path, file://, s3://, gs:// or az://)"
-                )))
-                }
-            };
-            if prefix.as_ref().is_empty() {
-                inner
-            } else {
-                Arc::new(PrefixStore::new(inner, prefix))
-            }
+            cloud_store(&location).map_err(failed)?
         };
         let store = RunStore {
             objects,
@@ -195,6 +155,13 @@ impl RunStore {
     /// How long transient failures are retried before an operation gives up.
     pub fn with_patience(mut self, patience: Duration) -> RunStore {
         self.patience = patience;
+        self
+    }
+
+    /// The same store, counting its requests apart from the store it was cloned from (an
+    /// actor thread's requests are not the learner's).
+    pub fn with_own_counters(mut self) -> RunStore {
+        self.counters = Arc::default();
         self
     }
 
@@ -351,6 +318,52 @@ impl RunStore {
             ceiling = (ceiling * 2).min(Duration::from_secs(30));
         }
     }
+}
+
+/// The client of a `s3://`, `gs://` or `az://` location, configured by the service's
+/// environment variables and rooted at the location's path; the reason in one line if not.
+fn cloud_store(location: &str) -> Result<Arc<dyn ObjectStore>, String> {
+    let url = url::Url::parse(location).map_err(|e| e.to_string())?;
+    let prefix = ObjectPath::from_url_path(url.path()).map_err(|e| one_line(&e))?;
+    // The store's own retries are kept short: ours (RunStore::retrying) log each one.
+    let retry = RetryConfig {
+        max_retries: 2,
+        retry_timeout: Duration::from_secs(20),
+        ..RetryConfig::default()
+    };
+    let inner: Arc<dyn ObjectStore> = match url.scheme() {
+        "s3" | "s3a" => Arc::new(
+            AmazonS3Builder::from_env()
+                .with_url(location)
+                .with_retry(retry)
+                .build()
+                .map_err(|e| one_line(&e))?,
+        ),
+        "gs" => Arc::new(
+            GoogleCloudStorageBuilder::from_env()
+                .with_url(location)
+                .with_retry(retry)
+                .build()
+                .map_err(|e| one_line(&e))?,
+        ),
+        "az" | "abfs" | "abfss" | "azure" => Arc::new(
+            MicrosoftAzureBuilder::from_env()
+                .with_url(location)
+                .with_retry(retry)
+                .build()
+                .map_err(|e| one_line(&e))?,
+        ),
+        other => {
+            return Err(format!(
+                "unknown scheme {other}:// (expected a path, file://, s3://, gs:// or az://)"
+            ))
+        }
+    };
+    Ok(if prefix.as_ref().is_empty() {
+        inner
+    } else {
+        Arc::new(PrefixStore::new(inner, prefix))
+    })
 }
 
 /// A number in [0, 1) that differs between processes and calls: jitter for backoff, where
