@@ -27,7 +27,8 @@ pub struct SelfPlayReport {
     pub second_wins: f64,
     /// Recorded positions (training samples) per second of self-play wall time: fewer than
     /// the moves played under playout cap randomization, which records only the fully
-    /// searched moves.
+    /// searched moves. Asynchronous runs: recorded positions reaching the learner per second
+    /// of the generation (from the end of the one before).
     pub positions_per_second: f64,
     /// Simulations per second.
     pub simulations_per_second: f64,

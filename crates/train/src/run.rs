@@ -381,9 +381,11 @@ impl<G: Game> Loop<'_, G> {
         progress: &mut dyn Progress,
     ) -> Result<(), TrainError> {
         let mut inbox = Inbox::open(self.store)?;
+        // Positions reach the learner while it trains too: their rate is taken over the
+        // whole of a generation, not its wait for games alone.
+        let mut since = Instant::now();
         while self.more(learner.generation()) {
             let generation = learner.generation() + 1;
-            let started = Instant::now();
             let (manifest, records) = match crate::learner::manifest(self.store, generation)? {
                 // A learner restarted after choosing this generation's batches keeps them.
                 Some(manifest) => (manifest, generation_records(self.store, generation)?),
@@ -406,7 +408,8 @@ impl<G: Game> Loop<'_, G> {
                 .map(|r| r.stats.iter().flatten().count())
                 .sum();
             report.positions_per_second =
-                positions as f64 / started.elapsed().as_secs_f64().max(1e-9);
+                positions as f64 / since.elapsed().as_secs_f64().max(1e-9);
+            since = Instant::now();
             report.actors = manifest
                 .batches
                 .iter()
