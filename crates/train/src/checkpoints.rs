@@ -73,7 +73,7 @@ pub fn generations(store: &RunStore) -> Result<Vec<u64>, TrainError> {
     let names = store.list(layout::CHECKPOINTS)?;
     Ok(names
         .iter()
-        .filter_map(|name| layout::checkpoint_generation(name))
+        .filter_map(|name| layout::json_generation(name))
         .filter(|&g| {
             let weights = layout::weights(&format!("gen-{g:04}"));
             names.binary_search(&weights).is_ok()

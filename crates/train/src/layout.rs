@@ -63,8 +63,9 @@ pub fn optimizer(base: &str) -> String {
     format!("{base}.optimizer.safetensors")
 }
 
-/// The generation of a checkpoint sidecar's name within [`CHECKPOINTS`] (`gen-0005.json`).
-pub fn checkpoint_generation(name: &str) -> Option<u64> {
+/// The generation of a `gen-0005.json` name within its folder: a checkpoint's sidecar in
+/// [`CHECKPOINTS`], a manifest in [`INGESTED`].
+pub fn json_generation(name: &str) -> Option<u64> {
     name.strip_prefix("gen-")?
         .strip_suffix(".json")?
         .parse()
@@ -118,9 +119,9 @@ mod tests {
 
     #[test]
     fn names_read_back() {
-        assert_eq!(checkpoint_generation("gen-0012.json"), Some(12));
-        assert_eq!(checkpoint_generation("gen-0012.safetensors"), None);
-        assert_eq!(checkpoint_generation("latest"), None);
+        assert_eq!(json_generation("gen-0012.json"), Some(12));
+        assert_eq!(json_generation("gen-0012.safetensors"), None);
+        assert_eq!(json_generation("latest"), None);
         let batch = actor_batch("host-7-ab12", 3, 41);
         assert_eq!(batch, "games/actors/host-7-ab12/000003-g0041.jsonl");
         assert_eq!(batch_checkpoint(&batch), Some(41));

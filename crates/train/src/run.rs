@@ -197,24 +197,24 @@ impl<G: Game> Loop<'_, G> {
         while self.more(learner.generation()) {
             let generation = learner.generation() + 1;
             let span = info_span!("self_play", generation).entered();
-            let held = generation_records(self.store, generation)?.len();
+            let held = generation_records(self.store, generation)?;
             // The games already kept are part of the seed: a resumed generation must not
             // replay the very games it already has.
             let mut rng = SmallRng::seed_from_u64(derive_seed(
                 self.config.seed,
                 stream::GENERATION,
-                generation | ((held as u64) << 32),
+                generation | ((held.len() as u64) << 32),
             ));
-            let (records, counters) = play_generation(
+            let (records, report) = play_generation(
                 self.initial,
                 self.config,
                 self.store,
                 learner,
                 generation,
+                held,
                 &mut rng,
                 progress,
             )?;
-            let report = self_play_report(&records, &counters);
             drop(span);
             self.finish_generation(learner, generation, &records, report, &mut rng, progress)?;
         }
@@ -439,11 +439,7 @@ impl<'a> Inbox<'a> {
     fn open(store: &'a RunStore) -> Result<Inbox<'a>, TrainError> {
         let mut taken = BTreeSet::new();
         for name in store.list(layout::INGESTED)? {
-            let Some(generation) = name
-                .strip_prefix("gen-")
-                .and_then(|n| n.strip_suffix(".json"))
-                .and_then(|n| n.parse().ok())
-            else {
+            let Some(generation) = layout::json_generation(&name) else {
                 continue;
             };
             if let Some(manifest) = crate::learner::manifest(store, generation)? {
@@ -515,18 +511,19 @@ impl<'a> Inbox<'a> {
     }
 }
 
-/// Plays what generation `generation` still lacks, written in batches as games finish;
-/// returns all of its games and the counters of this session's play.
+/// Plays what generation `generation` still lacks beside the `records` it holds, written in
+/// batches as games finish; returns all of its games and the report of this session's play.
+#[allow(clippy::too_many_arguments)]
 fn play_generation<G: Game>(
     initial: &G,
     config: &RunConfig,
     store: &RunStore,
     learner: &LearnerRole<G>,
     generation: u64,
+    mut records: Vec<GameRecord>,
     rng: &mut SmallRng,
     progress: &mut dyn Progress,
-) -> Result<(Vec<GameRecord>, SelfPlayCounters), TrainError> {
-    let mut records = generation_records(store, generation)?;
+) -> Result<(Vec<GameRecord>, SelfPlayReport), TrainError> {
     let wanted = config.self_play.games_per_generation;
     let needed = wanted.saturating_sub(records.len());
     progress.start(generation, "self-play", wanted as u64);
@@ -569,7 +566,7 @@ fn play_generation<G: Game>(
         report.positions_per_second,
         report.evaluations_per_second
     ));
-    Ok((records, counters))
+    Ok((records, report))
 }
 
 fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> SelfPlayReport {

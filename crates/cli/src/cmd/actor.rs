@@ -7,9 +7,9 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 use zerosum_games::with_game;
 use zerosum_train::actor::{default_actor_id, outbox_for};
-use zerosum_train::{layout, Actor, ActorEvent, ActorOptions, RunConfig, RunIdentity, RunStore};
+use zerosum_train::{Actor, ActorEvent, ActorOptions};
 
-use super::common::{outbox_dir, resolve_config};
+use super::common::{join_run, outbox_dir};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -33,30 +33,11 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let store = RunStore::open(&args.run)?;
-    let Some(identity) = RunIdentity::check(&store)? else {
-        bail!(
-            "{}: not a run yet (no {}); start its learner first",
-            args.run,
-            layout::RUN
-        );
-    };
-    let Some(text) = store.get_text(layout::CONFIG)? else {
-        bail!("{}: the run has no {}", args.run, layout::CONFIG);
-    };
-    let (game, config) = resolve_config(RunConfig::from_toml(&text, &args.overrides)?)?;
+    let (store, game, config) = join_run(&args.run, &args.overrides)?;
     if config.mode == zerosum_train::Mode::Sync {
         bail!(
             "{}: the run is synchronous and its learner plays its own games; start it with --actors N (asynchronous) for actors to join",
             args.run
-        );
-    }
-    if game.name() != identity.game {
-        bail!(
-            "{}: the run trains {}, its config names {}",
-            args.run,
-            identity.game,
-            game.name()
         );
     }
     if let Some(id) = &args.id {
@@ -78,7 +59,7 @@ pub fn run(args: Args) -> Result<()> {
     };
     println!(
         "actor {} playing {} for {}",
-        options.id, identity.game, args.run
+        options.id, config.game, args.run
     );
     let summary = with_game!(&game, g => {
         let mut actor = Actor::new(g, store.clone(), &config, options.clone())?;

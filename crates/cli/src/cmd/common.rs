@@ -150,6 +150,34 @@ pub fn positive(text: &str) -> Result<usize, String> {
     }
 }
 
+/// Joins the run at `location` as a role other than its learner (an actor, an evaluator):
+/// the run must exist and be one this build can play; its config, with `overrides`.
+pub fn join_run(
+    location: &str,
+    overrides: &[String],
+) -> Result<(zerosum_train::RunStore, AnyGame, ResolvedConfig)> {
+    use zerosum_train::{layout, RunIdentity, RunStore};
+    let store = RunStore::open(location)?;
+    let Some(identity) = RunIdentity::check(&store)? else {
+        bail!(
+            "{location}: not a run yet (no {}); start its learner first",
+            layout::RUN
+        );
+    };
+    let Some(text) = store.get_text(layout::CONFIG)? else {
+        bail!("{location}: the run has no {}", layout::CONFIG);
+    };
+    let (game, config) = resolve_config(RunConfig::from_toml(&text, overrides)?)?;
+    if game.name() != identity.game {
+        bail!(
+            "{location}: the run trains {}, its config names {}",
+            identity.game,
+            game.name()
+        );
+    }
+    Ok((store, game, config))
+}
+
 /// Sets `stop` on the first SIGTERM or Ctrl-C, so that a role ends its work cleanly; a
 /// second one ends the process at once.
 pub fn stop_on_signals(stop: &std::sync::Arc<std::sync::atomic::AtomicBool>) -> Result<()> {

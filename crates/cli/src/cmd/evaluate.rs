@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use anyhow::{bail, Result};
 use zerosum_games::with_game;
-use zerosum_train::{evaluator, layout, RunConfig, RunIdentity, RunStore};
+use zerosum_train::evaluator;
 
-use super::common::resolve_config;
+use super::common::join_run;
 use crate::progress::Bars;
 
 #[derive(clap::Args)]
@@ -25,14 +25,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let store = RunStore::open(&args.run)?;
-    if RunIdentity::check(&store)?.is_none() {
-        bail!("{}: not a run (no {})", args.run, layout::RUN);
-    }
-    let Some(text) = store.get_text(layout::CONFIG)? else {
-        bail!("{}: the run has no {}", args.run, layout::CONFIG);
-    };
-    let (game, config) = resolve_config(RunConfig::from_toml(&text, &args.overrides)?)?;
+    let (store, game, config) = join_run(&args.run, &args.overrides)?;
     if config.arena.every == 0 {
         bail!(
             "{}: the run evaluates nothing (arena.every = 0); pass --set arena.every=N",
