@@ -1,6 +1,7 @@
 //! `zerosum`: train, evaluate and play AlphaZero-style agents for board games.
 
 mod cmd;
+mod fuzz;
 mod human;
 mod progress;
 mod protocol;
@@ -52,6 +53,8 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Train several configs for the same time and seed, then tabulate their strength (developers)
     Compare(cmd::compare::Args),
+    /// Feed every parser of outside input generated hostile input (developers)
+    Fuzz(cmd::fuzz::Args),
 }
 
 fn main() -> ExitCode {
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd::bench::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Accuracy(args) => cmd::accuracy::run(args),
+        Command::Fuzz(args) => cmd::fuzz::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

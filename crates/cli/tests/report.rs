@@ -64,7 +64,7 @@ fn report_ladder_and_replay_on_a_tiny_run() {
         &dir,
     );
 
-    // The report: seven plots as PNG and SVG, and a page that needs nothing else.
+    // The report: eight plots as PNG and SVG, and a page that needs nothing else.
     let stdout = succeed(&["report", "run"], &dir);
     assert!(stdout.contains("index.html"), "{stdout}");
     let report = dir.join("run/report");
@@ -76,6 +76,7 @@ fn report_ladder_and_replay_on_a_tiny_run() {
         "speed",
         "game_lengths",
         "replay_window",
+        "memory",
     ] {
         let png = std::fs::read(report.join(format!("{name}.png"))).unwrap();
         assert!(
@@ -92,7 +93,7 @@ fn report_ladder_and_replay_on_a_tiny_run() {
         "external references"
     );
     assert!(!page.contains(" src="), "the page loads nothing");
-    assert_eq!(page.matches("<svg").count(), 7);
+    assert_eq!(page.matches("<svg").count(), 8);
     assert!(page.contains("game tictactoe · generation 2"));
     assert!(page.contains("Latest evaluation (generation 2)"));
     assert!(!page.contains("Elo ladder"), "no ladder yet");

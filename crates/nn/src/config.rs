@@ -65,6 +65,36 @@ impl Default for ModelConfig {
 }
 
 impl ModelConfig {
+    /// A lower bound on the network's weights for observations `obs_shape` and
+    /// `num_actions` actions, counting only the largest layers (never more than the
+    /// network has): what a checkpoint must hold at least, checked before anything is
+    /// allocated for it.
+    pub fn min_weights(&self, obs_shape: [usize; 3], num_actions: usize) -> u128 {
+        // Saturating: a hostile sidecar may declare sizes whose products overflow.
+        let n = |x: usize| x as u128;
+        let product = |factors: &[u128]| factors.iter().fold(1u128, |p, &f| p.saturating_mul(f));
+        let cells = n(obs_shape[1]).saturating_mul(n(obs_shape[2]));
+        match self.family {
+            Family::Mlp => {
+                let input = product(&obs_shape.map(n));
+                let hidden = n(self.hidden);
+                let deeper = n(self.layers.saturating_sub(1));
+                product(&[input, hidden])
+                    .saturating_add(product(&[deeper, hidden, hidden]))
+                    .saturating_add(product(&[
+                        hidden,
+                        n(num_actions).saturating_add(n(self.value_hidden)),
+                    ]))
+            }
+            Family::Conv | Family::Resnet => {
+                let channels = n(self.channels);
+                product(&[9, n(obs_shape[0]), channels])
+                    .saturating_add(product(&[n(self.blocks), 9, channels, channels]))
+                    .saturating_add(product(&[n(self.value_hidden), cells]))
+            }
+        }
+    }
+
     /// Problems with these settings, one line each.
     pub fn validate(&self) -> Vec<String> {
         let mut errors = Vec::new();

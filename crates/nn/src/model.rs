@@ -181,6 +181,18 @@ impl Model {
         let meta: CheckpointMeta =
             serde_json::from_slice(&bytes.meta).map_err(|e| corrupt(e.to_string()))?;
         check_fits(&meta, game, origin)?;
+        if let Some(problem) = meta.model.validate().into_iter().next() {
+            return Err(corrupt(problem));
+        }
+        // A network the file cannot hold is refused before it is allocated: a corrupt or
+        // hostile sidecar must not make the process ask for terabytes.
+        let least = meta.model.min_weights(meta.obs_shape, meta.num_actions);
+        if least.saturating_mul(4) > bytes.weights.len() as u128 {
+            return Err(corrupt(format!(
+                "its metadata declares at least {least} weights, more than the {} bytes of weights hold",
+                bytes.weights.len()
+            )));
+        }
         let mut model = Model::new(
             &meta.game,
             &meta.model,

@@ -395,3 +395,42 @@ fn dropout_is_active_in_training_only() {
         );
     }
 }
+
+/// The bound a checkpoint is held to before its network is built never exceeds the
+/// network, and a sidecar that declares a network larger than its weights is refused.
+#[test]
+fn min_weights_is_a_lower_bound_and_oversized_declarations_are_refused() {
+    let _torch = seeded_torch(21);
+    let game = ConnectFour::new();
+    for family in FAMILIES {
+        for (hidden, layers, channels, blocks) in [(8, 1, 4, 1), (32, 3, 16, 3)] {
+            let config = ModelConfig {
+                hidden,
+                layers,
+                channels,
+                blocks,
+                ..tiny_config(family)
+            };
+            let model = new_model(&game, &config);
+            let weights: u128 = model
+                .var_store()
+                .variables()
+                .values()
+                .map(|t| t.numel() as u128)
+                .sum();
+            let bound = config.min_weights(game.obs_shape(), game.num_actions());
+            assert!(bound <= weights, "{family:?}: {bound} > {weights}");
+            assert!(bound > 0);
+        }
+    }
+    let model = new_model(&game, &tiny_config(Family::Resnet));
+    let mut bytes = model.to_bytes().unwrap();
+    let mut meta: serde_json::Value = serde_json::from_slice(&bytes.meta).unwrap();
+    meta["model"]["channels"] = serde_json::json!(1_000_000_000u64);
+    bytes.meta = serde_json::to_vec(&meta).unwrap();
+    let error = Model::from_bytes(&bytes, &game, Device::Cpu, &PathBuf::from("huge"))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(error.contains("declares at least"), "{error}");
+}

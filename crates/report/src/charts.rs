@@ -104,6 +104,7 @@ pub fn charts(history: &RunHistory) -> Vec<Chart> {
         speed(history),
         game_lengths(history),
         replay_window(history),
+        memory(history),
     ]
 }
 
@@ -349,6 +350,29 @@ fn replay_window(history: &RunHistory) -> Chart {
     );
     chart.caption = "Positions the learner sampled from in each generation: the replay \
         window of recent self-play (replay.window_positions)."
+        .to_string();
+    chart
+}
+
+fn memory(history: &RunHistory) -> Chart {
+    let mut chart = Chart::new(
+        "memory",
+        "Memory",
+        "training time (minutes)",
+        "resident memory (MiB)",
+    );
+    chart.line(
+        "training process",
+        history
+            .generations
+            .iter()
+            .map(|p| (p.train_seconds / 60.0, p.memory_mib))
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect(),
+    );
+    chart.caption = "The training process's resident memory at the end of each generation. \
+        Once the replay window is full it should stay level: a line that keeps rising is a \
+        leak."
         .to_string();
     chart
 }

@@ -511,19 +511,11 @@ impl Outbox {
         Ok(Outbox { dir })
     }
 
-    /// Keeps batch `name` until [`Outbox::upload`] has stored it.
+    /// Keeps batch `name` until [`Outbox::upload`] has stored it: written whole and synced,
+    /// so that a power loss keeps every batch the actor finished.
     pub fn keep(&self, name: &str, bytes: &[u8]) -> Result<(), TrainError> {
-        use std::io::Write;
         let path = self.dir.join(name.replace('/', "%"));
-        let tmp = path.with_extension("tmp");
-        let io = |source| TrainError::Io {
-            path: tmp.clone(),
-            source,
-        };
-        let mut file = std::fs::File::create(&tmp).map_err(io)?;
-        file.write_all(bytes).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(io)
+        crate::durable::write_file(&path, bytes).map_err(|source| TrainError::Io { path, source })
     }
 
     /// Removes batches that a killed actor was still writing (`.tmp` files a minute old: a

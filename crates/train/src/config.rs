@@ -265,6 +265,9 @@ impl RunConfig {
     fn problems(&self) -> (Vec<String>, Vec<String>) {
         let mut errors = Vec::new();
         let mut warnings = Vec::new();
+        if let Err(e) = zerosum_games::registry::parse_game(&self.game) {
+            errors.push(format!("game: {e}"));
+        }
         errors.extend(self.search.validate());
         errors.extend(self.model.validate());
         errors.extend(self.learner.validate());

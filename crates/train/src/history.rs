@@ -86,6 +86,8 @@ pub struct GenerationPoint {
     pub step: u64,
     /// Training wall time so far, all sessions together, in seconds.
     pub train_seconds: f64,
+    /// The training process's resident memory then, in MiB (NaN where not recorded).
+    pub memory_mib: f64,
 }
 
 /// One `ladder` event: a player's rating from `zerosum ladder`.
@@ -212,6 +214,7 @@ impl RunHistory {
                         generation,
                         step: step.unwrap_or(0),
                         train_seconds: number(&value["train_seconds"]),
+                        memory_mib: number(&value["memory_mib"]),
                     })
                 }
                 (Some("ladder"), _) => {

@@ -419,7 +419,8 @@ pub fn manifest(store: &RunStore, generation: u64) -> Result<Option<Manifest>, T
 pub struct Manifest {
     /// Batches learned from.
     pub batches: Vec<String>,
-    /// Batches passed over as too stale.
+    /// Batches passed over: too stale, or not what an actor of this build writes (cut,
+    /// edited, another game's).
     pub stale: Vec<String>,
 }
 

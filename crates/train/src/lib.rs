@@ -30,6 +30,7 @@ pub mod arena;
 pub mod checkpoints;
 pub mod compare;
 pub mod config;
+pub mod durable;
 pub mod error;
 pub mod evaluator;
 pub mod events;

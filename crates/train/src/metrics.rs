@@ -84,6 +84,19 @@ pub trait MetricsSink {
     fn record(&mut self, event: &str, generation: u64, step: u64, fields: Value);
 }
 
+/// This process's resident memory in MiB, from /proc (Linux); `None` elsewhere.
+pub fn resident_memory_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: f64 = status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kib / 1024.0)
+}
+
 /// Builds the JSON line of an event: `event`, `generation`, `step`, `time` (seconds since
 /// the Unix epoch), then the fields.
 pub fn event_line(event: &str, generation: u64, step: u64, fields: Value) -> String {

@@ -59,6 +59,51 @@ impl GameRecord {
         }
     }
 
+    /// Checks a record that comes from outside this process (another actor's batch)
+    /// before it trains anything: it is `initial`'s game, every move is legal, every search
+    /// statistic names legal moves with finite, non-negative probabilities and a value in
+    /// [-1, 1], and the result is the one the moves reach. Says what is wrong, in one line.
+    pub fn check<G: Game>(&self, initial: &G) -> Result<(), String> {
+        if self.game != initial.name() {
+            return Err(format!("a game of {}, not {}", self.game, initial.name()));
+        }
+        if self.stats.len() > self.actions.len() {
+            return Err(format!(
+                "{} search statistics for {} moves",
+                self.stats.len(),
+                self.actions.len()
+            ));
+        }
+        let mut position = initial.clone();
+        for (ply, &action) in self.actions.iter().enumerate() {
+            let at = || format!("move {}", ply + 1);
+            if let Some(Some(stats)) = self.stats.get(ply) {
+                if !(stats.value.is_finite() && stats.value.abs() <= 1.0) {
+                    return Err(format!("{}: value {} is not in [-1, 1]", at(), stats.value));
+                }
+                for &(target, share) in &stats.policy {
+                    if !position.is_legal(target) || !share.is_finite() || share < 0.0 {
+                        return Err(format!("{}: policy entry [{target}, {share}]", at()));
+                    }
+                }
+            }
+            position
+                .try_apply(action)
+                .map_err(|e| format!("{}: {e}", at()))?;
+        }
+        let value = position
+            .outcome()
+            .unwrap_or(Outcome::Draw)
+            .value_for(Player::FIRST);
+        if value != self.value_first {
+            return Err(format!(
+                "the result {} is not the one the moves reach",
+                self.value_first
+            ));
+        }
+        Ok(())
+    }
+
     /// Replays the record from `initial`, checking every move; returns the positions before
     /// each move.
     pub fn replay<G: Game>(&self, initial: &G) -> Result<Vec<G>, GameError> {
@@ -69,5 +114,47 @@ impl GameRecord {
             position.try_apply(action)?;
         }
         Ok(positions)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zerosum_games::tic_tac_toe::TicTacToe;
+
+    #[test]
+    fn check_refuses_what_the_rules_or_the_search_could_not_have_written() {
+        let game = TicTacToe::new();
+        // X takes the top row.
+        let stats = Some(MoveStats {
+            policy: vec![(0, 0.5), (4, 0.5)],
+            value: 0.1,
+        });
+        let good = GameRecord::new(
+            &game,
+            ["a".into(), "b".into()],
+            vec![0, 3, 1, 4, 2],
+            vec![stats.clone()],
+        );
+        assert_eq!(good.check(&game), Ok(()));
+        let broken = |change: fn(&mut GameRecord)| {
+            let mut record = good.clone();
+            change(&mut record);
+            record.check(&game).unwrap_err()
+        };
+        assert!(broken(|r| r.actions[1] = 0).starts_with("move 2"));
+        assert!(broken(|r| r.actions.push(5)).starts_with("move 6"));
+        assert!(broken(|r| r.actions[0] = 99).starts_with("move 1"));
+        assert!(broken(|r| r.value_first = -1.0).contains("result"));
+        assert!(broken(|r| r.game = "connect4".into()).contains("a game of connect4"));
+        let bad_stats: [fn(&mut GameRecord); 4] = [
+            |r| r.stats[0].as_mut().unwrap().policy[0].0 = 9,
+            |r| r.stats[0].as_mut().unwrap().policy[0].1 = f32::NAN,
+            |r| r.stats[0].as_mut().unwrap().value = 2.0,
+            |r| r.stats = vec![None; 6],
+        ];
+        for change in bad_stats {
+            broken(change);
+        }
     }
 }

@@ -324,6 +324,7 @@ impl<G: Game> Loop<'_, G> {
                 "window_positions": learned.window_positions,
                 "evaluation": eval,
                 "store_requests": self.store.requests() - self.requests_before,
+                "memory_mib": crate::metrics::resident_memory_mib(),
             }),
         )?;
         self.requests_before = self.store.requests();
@@ -394,6 +395,7 @@ impl<G: Game> Loop<'_, G> {
                     generation,
                     learner.published(),
                     actors,
+                    &|record: &GameRecord| record.check(self.initial),
                     progress,
                 )?,
             };
@@ -465,6 +467,7 @@ impl<'a> Inbox<'a> {
         generation: u64,
         newest_published: u64,
         actors: &[std::thread::ScopedJoinHandle<'_, Result<T, TrainError>>],
+        check: &dyn Fn(&GameRecord) -> Result<(), String>,
         progress: &mut dyn Progress,
     ) -> Result<(Manifest, Vec<GameRecord>), TrainError> {
         let wanted = config.self_play.games_per_generation;
@@ -486,7 +489,29 @@ impl<'a> Inbox<'a> {
                     manifest.stale.push(name);
                     continue;
                 }
-                let batch = read_batch(self.store, &name)?.unwrap_or_default();
+                // A batch no actor of this build could have written (cut, edited, another
+                // game's) is set aside with a warning, never trained on.
+                let batch = match read_batch(self.store, &name) {
+                    Ok(batch) => batch.unwrap_or_default(),
+                    Err(e @ TrainError::BadRecord { .. }) => {
+                        tracing::warn!("{e}; the batch is set aside");
+                        manifest.stale.push(name);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
+                let broken = batch
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, record)| check(record).err().map(|why| (i + 1, why)));
+                if let Some((game, why)) = broken {
+                    tracing::warn!(
+                        "{}: game {game}: {why}; the batch is set aside",
+                        self.store.display(&name)
+                    );
+                    manifest.stale.push(name);
+                    continue;
+                }
                 manifest.batches.push(name);
                 games += batch.len();
                 progress.advance(batch.len() as u64);

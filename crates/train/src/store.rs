@@ -135,7 +135,12 @@ impl RunStore {
             if !path.is_dir() {
                 return Err(failed("no such directory".into()));
             }
-            Arc::new(LocalFileSystem::new_with_prefix(&path).map_err(|e| failed(one_line(&e)))?)
+            // Every write synced, the file and the folders above it, before it is answered:
+            // what object storage promises, so that a power loss keeps what was written.
+            let objects = LocalFileSystem::new_with_prefix(&path)
+                .map_err(|e| failed(one_line(&e)))?
+                .with_fsync(true);
+            Arc::new(objects)
         } else {
             cloud_store(&location).map_err(failed)?
         };
@@ -223,7 +228,8 @@ impl RunStore {
     /// Writes `bytes` as `name` unless an object of that name exists (compared and set by
     /// the store itself: S3's `If-None-Match: *`, an exclusive create on disk). A retried
     /// write whose first attempt had in fact landed thus counts as done, not as a second
-    /// copy.
+    /// copy. On local disk the object is synced, with the directories on its way, before
+    /// this returns (as object storage makes a put durable before answering it).
     pub fn put_once(&self, name: &str, bytes: &[u8]) -> Result<Put, TrainError> {
         let path = ObjectPath::from(name);
         let payload = PutPayload::from(bytes.to_vec());

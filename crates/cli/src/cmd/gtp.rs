@@ -49,7 +49,10 @@ fn serve<G: Game + FromAnyGame>(initial: &G, config: &ResolvedConfig, args: &Arg
             }
             Ok(rebuilt)
         }));
-    let stdin = std::io::stdin();
-    run_loop(&mut engine, stdin.lock(), std::io::stdout().lock())?;
+    run_loop(
+        &mut engine,
+        std::io::BufReader::new(std::io::stdin()),
+        std::io::stdout().lock(),
+    )?;
     Ok(())
 }

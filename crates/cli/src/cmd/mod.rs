@@ -9,6 +9,7 @@ pub mod common;
 pub mod compare;
 pub mod evaluate;
 pub mod export;
+pub mod fuzz;
 pub mod gtp;
 pub mod ladder;
 pub mod play;

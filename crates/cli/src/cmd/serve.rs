@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::net::TcpListener;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use zerosum_games::{with_game, Game};
@@ -10,6 +11,7 @@ use zerosum_train::ResolvedConfig;
 
 use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
 use crate::web::api::{Engine, Info};
+use crate::web::http::{Hosts, Limits};
 use crate::web::pool::{AgentFactory, SearchPool};
 
 #[derive(clap::Args)]
@@ -18,9 +20,13 @@ pub struct Args {
     pub game: GameArgs,
     #[command(flatten)]
     pub agent: AgentArgs,
-    /// The port on 127.0.0.1 (the server listens on the loopback only); 0 picks a free one
+    /// The port (0 picks a free one)
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
+    /// The address to listen on: the loopback unless named (0.0.0.0 for every interface;
+    /// anyone who can reach it can play, so a warning is printed)
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
     /// The largest simulation count the page may ask for
     #[arg(long, default_value_t = 20_000)]
     pub max_sims: usize,
@@ -30,6 +36,9 @@ pub struct Args {
     /// Games kept at once; the least recently used makes room for a new one
     #[arg(long, default_value_t = 256)]
     pub max_games: usize,
+    /// Minutes a game may sit untouched before it is forgotten
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_minutes: u64,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -52,9 +61,26 @@ fn serve<G: Game>(
             args.max_sims
         );
     }
-    let listener = TcpListener::bind(("127.0.0.1", args.port))
-        .with_context(|| format!("cannot listen on 127.0.0.1:{}", args.port))?;
-    let port = listener.local_addr()?.port();
+    let listener = TcpListener::bind((args.host.as_str(), args.port))
+        .with_context(|| format!("cannot listen on {}:{}", args.host, args.port))?;
+    let address = listener.local_addr()?;
+    let hosts = if address.ip().is_loopback() {
+        Hosts::Loopback
+    } else {
+        eprintln!(
+            "warning: listening on {address}, not the loopback: anyone who can reach it can play and use its CPU"
+        );
+        if address.ip().is_unspecified() {
+            Hosts::Any
+        } else {
+            // A bare IPv6 address is written in brackets in a Host header.
+            Hosts::Also(if args.host.contains(':') && !args.host.starts_with('[') {
+                format!("[{}]", args.host)
+            } else {
+                args.host.clone()
+            })
+        }
+    };
     let factory = AgentFactory {
         initial: initial.clone(),
         checkpoint: args.agent.checkpoint.clone(),
@@ -74,12 +100,22 @@ fn serve<G: Game>(
         default_sims: sims,
         max_sims: args.max_sims,
     };
-    let engine = Engine::new(initial.clone(), info, pool, args.max_games);
+    let engine = Engine::new(initial.clone(), info, pool, args.max_games)
+        .forget_after(Duration::from_secs(args.idle_minutes.saturating_mul(60)));
+    let shown = if address.ip().is_unspecified() {
+        format!("127.0.0.1:{}", address.port())
+    } else {
+        address.to_string()
+    };
     println!(
-        "zerosum serve: {} against {agent} ({sims} simulations a move) at http://127.0.0.1:{port}/",
+        "zerosum serve: {} against {agent} ({sims} simulations a move) at http://{shown}/",
         initial.name()
     );
     std::io::stdout().flush()?;
-    crate::web::serve(listener, engine).context("the server stopped")?;
+    let limits = Limits {
+        hosts,
+        ..Limits::default()
+    };
+    crate::web::serve(listener, engine, limits).context("the server stopped")?;
     Ok(())
 }

@@ -24,6 +24,9 @@ pub struct Args {
     /// Simulations per move of a `go` that names no limit (the Nodes option's default)
     #[arg(long, value_parser = super::common::positive, default_value_t = 400)]
     pub sims: usize,
+    /// The longest any search thinks, in seconds, whatever `go` asks for
+    #[arg(long, value_parser = super::common::positive, default_value_t = 600)]
+    pub max_search_seconds: usize,
 }
 
 pub fn run(mut args: Args) -> Result<()> {
@@ -61,9 +64,10 @@ pub fn run(mut args: Args) -> Result<()> {
     let out: Output = Arc::new(Mutex::new(Box::new(std::io::stdout())));
     let settings = UciSettings {
         nodes: args.sims,
+        max_search: std::time::Duration::from_secs(args.max_search_seconds as u64),
         ..UciSettings::default()
     };
     let mut engine = UciEngine::new(initial, searcher, out, settings);
-    run_loop(&mut engine, std::io::stdin().lock())?;
+    run_loop(&mut engine, std::io::BufReader::new(std::io::stdin()))?;
     Ok(())
 }

@@ -9,6 +9,8 @@ use zerosum_games::registry::{set_param, FromAnyGame};
 use zerosum_games::{Action, Game, Outcome, Player};
 use zerosum_train::Agent;
 
+use super::Input;
+
 /// Every command the engine answers, in the order `list_commands` prints them.
 pub const COMMANDS: &[&str] = &[
     "protocol_version",
@@ -265,34 +267,54 @@ impl<G: Game> GtpEngine<G> {
     }
 }
 
-/// Reads commands from `input` until `quit` or its end, writing replies to `output`.
+/// A command line as GTP reads it: comments cut, tabs as spaces, then the optional
+/// numeric id and the words; `None` for a line with nothing to do.
+fn parse_line(line: &str) -> Option<(String, Vec<&str>)> {
+    let line = line.split('#').next().unwrap_or("").trim();
+    if line.is_empty() {
+        return None;
+    }
+    let mut words: Vec<&str> = line.split_whitespace().collect();
+    let id = match words.first().and_then(|w| w.parse::<u64>().ok()) {
+        Some(id) => {
+            words.remove(0);
+            id.to_string()
+        }
+        None => String::new(),
+    };
+    Some((id, words))
+}
+
+/// Reads commands from `input` until `quit` or its end, writing replies to `output`, one
+/// command at a time as GTP has it: a command sent while `genmove` thinks is read at once
+/// and answered after it. Lines are read on a thread of its own, at most
+/// [`super::MAX_LINE`] bytes each.
 pub fn run_loop<G: Game>(
     engine: &mut GtpEngine<G>,
-    input: impl BufRead,
+    input: impl BufRead + Send + 'static,
     mut output: impl Write,
 ) -> std::io::Result<()> {
-    for line in input.lines() {
-        let line = line?;
-        let line = line
-            .split('#')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .replace('\t', " ");
-        if line.is_empty() {
+    let inbox = super::read_lines(input, |_| {})?;
+    for item in inbox {
+        let line = match item {
+            Input::Line(line) => line,
+            Input::TooLong(length) => {
+                writeln!(
+                    output,
+                    "? a line of {length} bytes is longer than {} and was skipped\n",
+                    super::MAX_LINE
+                )?;
+                output.flush()?;
+                continue;
+            }
+            Input::Failed(e) => return Err(e),
+        };
+        let Some((id, words)) = parse_line(&line) else {
             continue;
-        }
-        let mut words: Vec<&str> = line.split_whitespace().collect();
-        let id = words[0]
-            .parse::<u64>()
-            .ok()
-            .map(|id| id.to_string())
-            .unwrap_or_default();
-        if !id.is_empty() {
-            words.remove(0);
-        }
+        };
         let Some((&command, args)) = words.split_first() else {
             writeln!(output, "?{id} empty command\n")?;
+            output.flush()?;
             continue;
         };
         match engine.handle(command, args) {
@@ -336,7 +358,12 @@ mod tests {
             SmallRng::seed_from_u64(1),
         );
         let mut out = Vec::new();
-        run_loop(&mut engine, script.as_bytes(), &mut out).unwrap();
+        run_loop(
+            &mut engine,
+            std::io::Cursor::new(script.as_bytes().to_vec()),
+            &mut out,
+        )
+        .unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -375,7 +402,12 @@ mod tests {
         )
         .with_rebuild(registry_rebuild());
         let mut out = Vec::new();
-        run_loop(&mut engine, script.as_bytes(), &mut out).unwrap();
+        run_loop(
+            &mut engine,
+            std::io::Cursor::new(script.as_bytes().to_vec()),
+            &mut out,
+        )
+        .unwrap();
         let out = String::from_utf8(out).unwrap();
         out.split("\n\n")
             .filter(|r| !r.is_empty())
@@ -467,5 +499,22 @@ mod tests {
         assert!(moves >= 7, "{out}");
         let last = replies.last().unwrap();
         assert!(["= B+", "= W+", "= 0"].contains(last), "{last}");
+    }
+
+    #[test]
+    fn ids_comments_and_overlong_lines() {
+        let mut script = "7 name # a comment\n# only a comment\n8\n".to_string();
+        script.push_str(&"x".repeat(super::super::MAX_LINE + 1));
+        script.push_str("\n9 version\n");
+        let out = session(&script);
+        let replies: Vec<&str> = out.split("\n\n").filter(|r| !r.is_empty()).collect();
+        assert_eq!(replies[0], "=7 zerosum");
+        assert_eq!(replies[1], "?8 empty command");
+        assert!(
+            replies[2].starts_with("? a line of 65537 bytes"),
+            "{}",
+            replies[2]
+        );
+        assert_eq!(replies[3], format!("=9 {}", env!("CARGO_PKG_VERSION")));
     }
 }

@@ -1,16 +1,22 @@
 //! The Universal Chess Interface, for chess GUIs and tournament managers.
 //!
-//! [`UciEngine`] owns the position and the searcher; [`run_loop`] feeds it lines. `go`
-//! starts the search on a thread of its own ([`search`]), so `isready` and `stop` are
-//! answered while it thinks. Lines the engine cannot use are answered with `info string`
-//! saying why and otherwise ignored, as the protocol asks; unknown words before a command
-//! are skipped (`joho debug on` is `debug on`).
+//! [`UciEngine`] owns the position and the searcher; [`run_loop`] reads lines on a thread
+//! of its own and feeds them to it. `go` starts the search on another thread ([`search`]),
+//! so the loop never blocks: `isready` is answered at once and `stop` ends the search
+//! within a slice of simulations, while a command that needs the searcher (`position`,
+//! `setoption`, `ucinewgame`, `go`) waits in order for the search to end. Every search is
+//! bounded in time ([`UciSettings::max_search`]) and in memory (the `Hash` option), whatever
+//! `go` asked for. Lines the engine cannot use are answered with `info string` saying why
+//! and otherwise ignored, as the protocol asks; unknown words before a command are skipped
+//! (`joho debug on` is `debug on`).
 
 mod go;
 pub mod search;
 
+use std::collections::VecDeque;
 use std::io::BufRead;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -19,6 +25,8 @@ use zerosum_games::chess::Chess;
 use zerosum_games::Game;
 
 pub use go::GoCommand;
+
+use super::Input;
 pub use search::{say, Limits, Output, Searcher};
 
 /// The commands the engine knows, in the order the protocol lists them.
@@ -40,6 +48,10 @@ pub const COMMANDS: &[&str] = &[
 const NODES_RANGE: (usize, usize) = (1, 1_000_000);
 /// The `Move Overhead` option's range, in milliseconds.
 const OVERHEAD_RANGE: (u64, u64) = (0, 5000);
+/// The `Hash` option's range: the search tree's memory, in MiB.
+const HASH_RANGE: (u64, u64) = (1, 65_536);
+/// How often the loop looks whether a search has ended, to run the commands waiting for it.
+const POLL: Duration = Duration::from_millis(5);
 
 /// Settings fixed for a session.
 #[derive(Clone, Debug)]
@@ -48,6 +60,11 @@ pub struct UciSettings {
     pub nodes: usize,
     /// How often a long search reports `info`; `None` for only at the end (tests).
     pub info_interval: Option<Duration>,
+    /// `Hash`: the most memory, in MiB, the search tree may take before it stops growing.
+    pub hash_mib: u64,
+    /// The longest any search thinks, whatever `go` asked for (`go infinite` then waits
+    /// for `stop` with what it has).
+    pub max_search: Duration,
 }
 
 impl Default for UciSettings {
@@ -55,6 +72,8 @@ impl Default for UciSettings {
         UciSettings {
             nodes: 400,
             info_interval: Some(Duration::from_secs(1)),
+            hash_mib: 512,
+            max_search: Duration::from_secs(600),
         }
     }
 }
@@ -86,6 +105,7 @@ pub struct UciEngine {
     settings: UciSettings,
     default_nodes: usize,
     move_overhead: Duration,
+    hash_mib: u64,
 }
 
 /// The same board without its history, for a GUI that plays on where our rules ended the
@@ -118,9 +138,36 @@ impl UciEngine {
             running: None,
             out,
             default_nodes: settings.nodes,
+            hash_mib: settings.hash_mib,
             settings,
             move_overhead: Duration::from_millis(50),
         }
+    }
+
+    /// Asks an infinite search to end, without waiting for it.
+    fn stop_infinite(&self) {
+        if let Some(running) = self.running.as_ref().filter(|r| r.infinite) {
+            running.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a search is running (one that has ended by itself is reaped here).
+    fn searching(&mut self) -> bool {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|running| running.handle.is_finished())
+        {
+            self.finish();
+        }
+        self.running.is_some()
+    }
+
+    /// The most nodes a tree may hold within `Hash`, counting the spare room a growing
+    /// vector keeps.
+    fn max_tree_nodes(&self) -> usize {
+        let bytes = self.hash_mib.saturating_mul(1 << 20);
+        (bytes / (2 * std::mem::size_of::<zerosum_search::Node>() as u64)) as usize
     }
 
     fn say(&self, line: &str) {
@@ -156,7 +203,7 @@ impl UciEngine {
         if words.is_empty() {
             return Flow::Continue;
         }
-        let Some(start) = words.iter().position(|w| COMMANDS.contains(w)) else {
+        let Some(start) = command_at(&words) else {
             self.say(&format!("info string unknown command '{}'", words[0]));
             return Flow::Continue;
         };
@@ -184,6 +231,10 @@ impl UciEngine {
                     self.move_overhead.as_millis(),
                     OVERHEAD_RANGE.0,
                     OVERHEAD_RANGE.1
+                ));
+                self.say(&format!(
+                    "option name Hash type spin default {} min {} max {}",
+                    self.hash_mib, HASH_RANGE.0, HASH_RANGE.1
                 ));
                 self.say("uciok");
             }
@@ -253,6 +304,7 @@ impl UciEngine {
                 self.default_nodes = number((NODES_RANGE.0 as u64, NODES_RANGE.1 as u64))? as usize
             }
             "move overhead" => self.move_overhead = Duration::from_millis(number(OVERHEAD_RANGE)?),
+            "hash" => self.hash_mib = number(HASH_RANGE)?,
             _ => return Err(format!("setoption: unknown option '{name}'")),
         }
         Ok(())
@@ -299,11 +351,14 @@ impl UciEngine {
             self.say("bestmove 0000");
             return;
         }
-        let limits = go.limits(
+        let mut limits = go.limits(
             self.position.to_move(),
             self.default_nodes,
             self.move_overhead,
         );
+        let max = self.settings.max_search;
+        limits.time = Some(limits.time.map_or(max, |time| time.min(max)));
+        limits.tree_nodes = Some(self.max_tree_nodes());
         let stop = Arc::new(AtomicBool::new(false));
         let (root, out, interval) = (
             self.position.clone(),
@@ -341,70 +396,118 @@ impl Drop for UciEngine {
     }
 }
 
+/// The word that names the command: the first the engine knows (UCI says to skip
+/// unknown words before it).
+pub(crate) fn command_at(words: &[&str]) -> Option<usize> {
+    words.iter().position(|w| COMMANDS.contains(w))
+}
+
+/// The command a line names, if any.
+fn command_word(line: &str) -> Option<&str> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    command_at(&words).map(|i| words[i])
+}
+
+/// Whether `line` is a command that needs the searcher, and so waits for a running search
+/// to end; every other line is answered at once.
+fn waits_for_search(line: &str) -> bool {
+    matches!(
+        command_word(line),
+        Some("position" | "setoption" | "ucinewgame" | "go")
+    )
+}
+
 /// Reads lines from `input` until `quit` or its end, which waits for a search with a limit
-/// and stops an infinite one. Bytes that are not UTF-8 are read lossily.
-pub fn run_loop(engine: &mut UciEngine, mut input: impl BufRead) -> std::io::Result<()> {
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
-            break;
+/// and stops an infinite one. The lines are read on a thread of their own, so that the
+/// loop answers while a search runs and commands that need the searcher wait their turn.
+pub fn run_loop(
+    engine: &mut UciEngine,
+    input: impl BufRead + Send + 'static,
+) -> std::io::Result<()> {
+    engine.serve(&super::read_lines(input, |_| {})?)
+}
+
+impl UciEngine {
+    /// Answers the lines from `inbox` until `quit` or the end of the input.
+    fn serve(&mut self, inbox: &Receiver<Input>) -> std::io::Result<()> {
+        let mut waiting: VecDeque<String> = VecDeque::new();
+        let mut failure = None;
+        loop {
+            while let Some(front) = waiting.front() {
+                if waits_for_search(front) && self.searching() {
+                    break;
+                }
+                let line = waiting.pop_front().expect("a front line");
+                if self.handle_line(&line) == Flow::Quit {
+                    return Ok(());
+                }
+            }
+            let next = if self.searching() {
+                inbox.recv_timeout(POLL)
+            } else {
+                inbox.recv().map_err(|_| RecvTimeoutError::Disconnected)
+            };
+            match next {
+                Ok(Input::Line(line))
+                    if waits_for_search(&line) && (self.searching() || !waiting.is_empty()) =>
+                {
+                    // An infinite search would wait for a `stop` that a GUI sending this
+                    // has skipped: it ends now, with its `bestmove`.
+                    self.stop_infinite();
+                    waiting.push_back(line)
+                }
+                // A `stop` behind a waiting `go` is for that search, not the one running.
+                Ok(Input::Line(line))
+                    if command_word(&line) == Some("stop")
+                        && waiting.iter().any(|l| command_word(l) == Some("go")) =>
+                {
+                    waiting.push_back(line)
+                }
+                Ok(Input::Line(line)) => {
+                    if self.handle_line(&line) == Flow::Quit {
+                        return Ok(());
+                    }
+                }
+                Ok(Input::TooLong(length)) => self.say(&format!(
+                    "info string a line of {length} bytes is longer than {} and was skipped",
+                    super::MAX_LINE
+                )),
+                Ok(Input::Failed(e)) => {
+                    failure = Some(e);
+                    break;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
         }
-        if engine.handle_line(&String::from_utf8_lossy(&line)) == Flow::Quit {
-            return Ok(());
+        // The input has ended: what waited runs in order, each after the search before it.
+        for line in waiting {
+            self.finish();
+            if self.handle_line(&line) == Flow::Quit {
+                return Ok(());
+            }
         }
+        self.finish();
+        failure.map_or(Ok(()), Err)
     }
-    engine.finish();
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
+    use std::io::{BufReader, Cursor, Read};
+    use std::sync::mpsc;
+    use std::time::Instant;
 
-    use rand::rngs::SmallRng;
-    use rand::SeedableRng;
-    use zerosum_search::{EvalCache, RolloutEvaluator, SearchConfig};
-
+    use super::super::Transcript;
     use super::*;
 
-    /// An output the test reads back while the engine writes to it.
-    #[derive(Clone, Default)]
-    struct Shared(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Shared {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    impl Shared {
-        fn lines(&self) -> Vec<String> {
-            let bytes = self.0.lock().unwrap().clone();
-            String::from_utf8(bytes)
-                .unwrap()
-                .lines()
-                .map(str::to_string)
-                .collect()
-        }
-    }
-
-    fn engine() -> (UciEngine, Shared) {
-        let shared = Shared::default();
-        let searcher = Searcher {
-            evaluator: Box::new(RolloutEvaluator::new(1, 1)),
-            config: SearchConfig::default(),
-            cache: EvalCache::new(1000),
-            rng: SmallRng::seed_from_u64(1),
-        };
+    fn engine() -> (UciEngine, Transcript) {
+        let shared = Transcript::default();
+        let searcher = Searcher::rollouts(1);
         let settings = UciSettings {
             nodes: 400,
             info_interval: None,
+            ..UciSettings::default()
         };
         let out: Output = Arc::new(Mutex::new(Box::new(shared.clone())));
         (
@@ -415,7 +518,7 @@ mod tests {
 
     fn session(script: &str) -> Vec<String> {
         let (mut engine, out) = engine();
-        run_loop(&mut engine, script.as_bytes()).unwrap();
+        run_loop(&mut engine, Cursor::new(script.as_bytes().to_vec())).unwrap();
         out.lines()
     }
 
@@ -442,20 +545,21 @@ mod tests {
     fn transcript_uci_isready_position_go() {
         let lines = session("uci\nisready\nposition startpos moves e2e4\ngo nodes 50\n");
         assert_eq!(
-            lines[..6],
+            lines[..7],
             [
                 format!("id name zerosum {}", env!("CARGO_PKG_VERSION")),
                 "id author the zerosum authors".to_string(),
                 "option name Nodes type spin default 400 min 1 max 1000000".to_string(),
                 "option name Move Overhead type spin default 50 min 0 max 5000".to_string(),
+                "option name Hash type spin default 512 min 1 max 65536".to_string(),
                 "uciok".to_string(),
                 "readyok".to_string(),
             ]
         );
-        assert_eq!(lines.len(), 8, "{lines:?}");
+        assert_eq!(lines.len(), 9, "{lines:?}");
         let mut position = Chess::new();
         position.play_notation("e2e4").unwrap();
-        check_answer(&position, &lines[6], &lines[7], 50);
+        check_answer(&position, &lines[7], &lines[8], 50);
         // The same seed gives the same session.
         assert_eq!(
             session("uci\nisready\nposition startpos moves e2e4\ngo nodes 50\n"),
@@ -467,7 +571,7 @@ mod tests {
     fn bad_lines_get_an_info_string_and_change_nothing() {
         let lines = session(
             "position fen garbage\ngo nodes abc\nfrobnicate now\n\
-             setoption name Nodes value 0\nsetoption name Hash value 16\nsetoption Nodes\n\
+             setoption name Nodes value 0\nsetoption name Hash value 0\nsetoption Nodes\n\
              position startpos moves e2e4 e7e5 e1e3\nposition fen 8/8/8/8/8/8/8/8 w - - 0 1\n\
              go searchmoves e2e4 d2d4 nodes 8\n\
              joho isready\nsetoption name nodes value 12\ngo\n",
@@ -477,7 +581,7 @@ mod tests {
             "info string go: nodes needs a number, got 'abc'",
             "info string unknown command 'frobnicate'",
             "info string setoption: Nodes needs a number from 1 to 1000000, got '0'",
-            "info string setoption: unknown option 'Hash'",
+            "info string setoption: Hash needs a number from 1 to 65536, got '0'",
             "info string setoption: expected 'setoption name <id> value <x>'",
             "info string position: illegal move 'e1e3' in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
             "info string position: bad position '8/8/8/8/8/8/8/8 w - - 0 1'",
@@ -555,5 +659,114 @@ mod tests {
         let mut position = Chess::from_fen(zerosum_games::chess::START_FEN).unwrap();
         position.play_notation("e2e4").unwrap();
         check_answer(&position, &lines[0], &lines[1], 8);
+    }
+
+    /// Input that the test writes while the engine reads it.
+    struct Feed(mpsc::Receiver<String>, Cursor<Vec<u8>>);
+
+    impl Read for Feed {
+        fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+            loop {
+                let n = self.1.read(buffer)?;
+                if n > 0 {
+                    return Ok(n);
+                }
+                match self.0.recv() {
+                    Ok(text) => self.1 = Cursor::new(text.into_bytes()),
+                    Err(_) => return Ok(0),
+                }
+            }
+        }
+    }
+
+    /// Waits until the output has `count` lines starting with `start`, and says how long
+    /// that took; fails after 20 seconds.
+    fn wait_for(out: &Transcript, start: &str, count: usize) -> Duration {
+        let begin = Instant::now();
+        while out.lines().iter().filter(|l| l.starts_with(start)).count() < count {
+            assert!(
+                begin.elapsed() < Duration::from_secs(20),
+                "no {start} after 20 s: {:?}",
+                out.lines()
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        begin.elapsed()
+    }
+
+    /// The hang once measured: a `go` for 31 years, then `position`, used to block the
+    /// loop until the search ended. Now `isready` is answered at once, `position` and
+    /// `setoption` wait for the search, and `stop` ends it.
+    #[test]
+    fn a_search_told_to_think_for_ages_never_blocks_the_loop() {
+        let (mut engine, out) = engine();
+        let (feed, lines) = mpsc::channel::<String>();
+        let input = BufReader::new(Feed(lines, Cursor::new(Vec::new())));
+        let looping = std::thread::spawn(move || run_loop(&mut engine, input).unwrap());
+        feed.send("305500 go movetime 1000000000000\n".into())
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        feed.send("position startpos moves e2e4\nsetoption name Nodes value 20\n".into())
+            .unwrap();
+        feed.send("isready\n".into()).unwrap();
+        // On a quiet machine both answers take a few milliseconds; the bound is loose for a
+        // busy test run, and far below the search's own end.
+        assert!(wait_for(&out, "readyok", 1) < Duration::from_secs(5));
+        assert!(!out.lines().iter().any(|l| l.starts_with("bestmove")));
+        feed.send("stop\n".into()).unwrap();
+        assert!(wait_for(&out, "bestmove", 1) < Duration::from_secs(5));
+        // The waiting commands ran after the search: the next `go` searches 20 nodes
+        // after e2e4.
+        feed.send("go\n".into()).unwrap();
+        wait_for(&out, "bestmove", 2);
+        feed.send("quit\n".into()).unwrap();
+        looping.join().unwrap();
+        let lines = out.lines();
+        let n = lines.len();
+        let mut position = Chess::new();
+        position.play_notation("e2e4").unwrap();
+        check_answer(&position, &lines[n - 2], &lines[n - 1], 20);
+    }
+
+    /// `stop` after a `go` that waits for the running search is that search's `stop`.
+    #[test]
+    fn a_stop_behind_a_waiting_go_stops_that_go() {
+        let (mut engine, out) = engine();
+        let (feed, lines) = mpsc::channel::<String>();
+        let input = BufReader::new(Feed(lines, Cursor::new(Vec::new())));
+        let looping = std::thread::spawn(move || run_loop(&mut engine, input).unwrap());
+        feed.send("go infinite\nposition startpos moves d2d4\ngo infinite\nstop\n".into())
+            .unwrap();
+        wait_for(&out, "bestmove", 2);
+        feed.send("quit\n".into()).unwrap();
+        looping.join().unwrap();
+    }
+
+    #[test]
+    fn an_infinite_search_ends_when_a_position_comes_without_stop() {
+        let lines = session("go infinite\nposition startpos moves g1f3\ngo nodes 5\n");
+        assert_eq!(lines.len(), 4, "{lines:?}");
+        assert!(lines[1].starts_with("bestmove "), "{lines:?}");
+        let mut position = Chess::new();
+        position.play_notation("g1f3").unwrap();
+        check_answer(&position, &lines[2], &lines[3], 5);
+    }
+
+    #[test]
+    fn a_line_with_no_end_is_skipped_in_bounded_memory() {
+        let mut script = "x".repeat(super::super::MAX_LINE * 4);
+        script.push_str("\nisready\n");
+        let lines = session(&script);
+        assert_eq!(
+            lines,
+            [
+                format!(
+                    "info string a line of {} bytes is longer than {} and was skipped",
+                    super::super::MAX_LINE * 4,
+                    super::super::MAX_LINE
+                ),
+                "readyok".to_string()
+            ]
+        );
     }
 }

@@ -60,6 +60,11 @@ impl ApiError {
         ApiError::new(409, message)
     }
 
+    /// 500: a bug.
+    pub fn internal(message: &str) -> ApiError {
+        ApiError::new(500, message)
+    }
+
     /// 503: the server has no room now.
     pub fn unavailable(message: &str) -> ApiError {
         ApiError::new(503, message)
@@ -107,6 +112,12 @@ impl<G: Game> Engine<G> {
             sessions: SessionTable::new(max_sessions),
             pool,
         }
+    }
+
+    /// Forgets games left untouched for `idle`.
+    pub fn forget_after(mut self, idle: std::time::Duration) -> Self {
+        self.sessions.set_idle_limit(idle);
+        self
     }
 
     /// Answers one request.
@@ -258,7 +269,7 @@ impl<G: Game> Engine<G> {
         let result = self.pool.search(position, sims);
         let mut session = lock(&handle);
         session.thinking = false;
-        let choice = result.map_err(|e| ApiError::new(500, &e))?;
+        let choice = result?;
         let analysis = Analysis {
             ply,
             sims,

@@ -1,8 +1,8 @@
 //! `zerosum serve`: a page on localhost where a person plays the agent on a drawn board.
 //!
 //! The parts, each in its own file:
-//! - [`http`]: a tiny HTTP/1.1 server on `std::net` (a thread per connection, bounded
-//!   requests, timeouts, loopback only);
+//! - [`http`]: the HTTP/1.1 server, on hyper (bounded requests and connections, timeouts,
+//!   the `Host` check, JSON errors);
 //! - [`api`]: the [`api::Engine`], which serves the page's assets (built into the binary,
 //!   no CDN) and the JSON API, and routes each request;
 //! - [`session`]: one person's game (history, side, undo) and the table of games, keyed by
@@ -25,12 +25,16 @@ use std::sync::Arc;
 
 use zerosum_games::Game;
 
-/// Serves `engine` on `listener` until the process ends.
-pub fn serve<G: Game>(listener: TcpListener, engine: api::Engine<G>) -> std::io::Result<()> {
+/// Serves `engine` on `listener` within `limits` until the process ends.
+pub fn serve<G: Game>(
+    listener: TcpListener,
+    engine: api::Engine<G>,
+    limits: http::Limits,
+) -> std::io::Result<()> {
     let engine = Arc::new(engine);
     http::serve(
         listener,
         Arc::new(move |request: &http::Request| engine.handle(request)),
-        http::Limits::default(),
+        limits,
     )
 }

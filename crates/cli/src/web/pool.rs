@@ -4,9 +4,12 @@
 //! so each of a few workers builds its own and the connection threads send it positions to
 //! search. Each worker keeps an agent per simulation count it was asked for (at most
 //! [`AGENTS_PER_WORKER`], the least recently used dropped), since the count is fixed when
-//! an agent is built. Worker `k` seeds its RNGs from (seed, k).
+//! an agent is built. Worker `k` seeds its RNGs from (seed, k). At most
+//! [`QUEUED_PER_WORKER`] searches per worker wait at once; one more is refused with a 503,
+//! so that a flood of requests cannot queue hours of work.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
@@ -17,10 +20,14 @@ use zerosum_games::Game;
 use zerosum_search::SearchConfig;
 use zerosum_train::{build_agent, Agent, Choice};
 
+use super::api::ApiError;
 use crate::cmd::common::AgentArgs;
 
 /// Agents of different simulation counts one worker keeps.
 pub const AGENTS_PER_WORKER: usize = 4;
+
+/// Searches per worker that may be running or waiting at once.
+pub const QUEUED_PER_WORKER: usize = 32;
 
 /// What every worker needs to build its agents.
 #[derive(Clone, Debug)]
@@ -65,6 +72,9 @@ struct Job<G> {
 /// The workers, fed through one queue.
 pub struct SearchPool<G: Game> {
     jobs: mpsc::Sender<Job<G>>,
+    /// Searches running or waiting.
+    pending: AtomicUsize,
+    max_pending: usize,
 }
 
 impl<G: Game> SearchPool<G> {
@@ -114,12 +124,29 @@ impl<G: Game> SearchPool<G> {
                 .recv()
                 .map_err(|_| anyhow!("a search thread stopped while starting"))??;
         }
-        Ok(SearchPool { jobs })
+        Ok(SearchPool {
+            jobs,
+            pending: AtomicUsize::new(0),
+            max_pending: num_workers.max(1) * QUEUED_PER_WORKER,
+        })
     }
 
     /// Searches `position` (not finished) with `sims` simulations and returns the agent's
-    /// choice; blocks until a worker is done with it.
-    pub fn search(&self, position: G, sims: usize) -> Result<Choice, String> {
+    /// choice; blocks until a worker is done with it. Fails at once with a 503 when the
+    /// queue is full.
+    pub fn search(&self, position: G, sims: usize) -> Result<Choice, ApiError> {
+        if self.pending.fetch_add(1, Ordering::SeqCst) >= self.max_pending {
+            self.pending.fetch_sub(1, Ordering::SeqCst);
+            return Err(ApiError::unavailable(
+                "the agent is busy with other games; try again",
+            ));
+        }
+        let result = self.run(position, sims);
+        self.pending.fetch_sub(1, Ordering::SeqCst);
+        result.map_err(|message| ApiError::internal(&message))
+    }
+
+    fn run(&self, position: G, sims: usize) -> Result<Choice, String> {
         let (reply, answer) = mpsc::sync_channel(1);
         self.jobs
             .send(Job {

@@ -3,15 +3,16 @@
 //! A [`Session`] owns a game's history and who plays which side; the agent itself lives
 //! in the search pool and is shared (it keeps nothing between moves that another game
 //! could see: a tree is reused only for the very position it was grown from). The
-//! [`SessionTable`] hands out unguessable ids and keeps at most a fixed number of
-//! sessions, dropping the least recently used one when a new game needs room.
+//! [`SessionTable`] hands out unguessable ids (128 random bits), forgets games left idle,
+//! and keeps at most a fixed number of sessions, dropping the least recently used one when
+//! a new game needs room.
 
-use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 use zerosum_games::{Action, Game, Player};
 
@@ -169,23 +170,42 @@ impl<G: Game> Session<G> {
 pub struct SessionTable<G: Game> {
     sessions: Mutex<HashMap<String, Arc<Mutex<Session<G>>>>>,
     capacity: usize,
-    ids: IdSource,
+    idle_limit: Duration,
+    ids: Mutex<StdRng>,
 }
 
 impl<G: Game> SessionTable<G> {
-    /// A table that keeps at most `capacity` sessions.
+    /// A table that keeps at most `capacity` sessions, each until it has been idle an hour.
     pub fn new(capacity: usize) -> SessionTable<G> {
         SessionTable {
             sessions: Mutex::new(HashMap::new()),
             capacity: capacity.max(1),
-            ids: IdSource::new(),
+            idle_limit: Duration::from_secs(3600),
+            // Ids only need to be unguessable and unique, not reproducible, so they come
+            // from the operating system's entropy, not the seeded RNG.
+            ids: Mutex::new(StdRng::from_os_rng()),
         }
+    }
+
+    /// Forgets sessions untouched for `idle` (looked at whenever a game is made or found).
+    pub fn set_idle_limit(&mut self, idle: Duration) {
+        self.idle_limit = idle;
+    }
+
+    /// Drops the sessions idle past the limit (a thinking one is in use).
+    fn forget_idle(&self, sessions: &mut HashMap<String, Arc<Mutex<Session<G>>>>) {
+        sessions.retain(|_, session| match session.try_lock() {
+            Ok(s) => s.thinking || s.last_used.elapsed() < self.idle_limit,
+            // Locked: a request is using it now.
+            Err(_) => true,
+        });
     }
 
     /// Adds a session and returns its id. When the table is full the least recently used
     /// session that is not thinking makes room.
     pub fn insert(&self, session: Session<G>) -> Result<String, ApiError> {
         let mut sessions = lock(&self.sessions);
+        self.forget_idle(&mut sessions);
         if sessions.len() >= self.capacity {
             let oldest = sessions
                 .iter()
@@ -198,17 +218,21 @@ impl<G: Game> SessionTable<G> {
                 .ok_or_else(|| ApiError::unavailable("every game is busy; try again"))?;
             sessions.remove(&oldest);
         }
-        let id = self.ids.next();
+        let id = format!("{:032x}", lock(&self.ids).random::<u128>());
         sessions.insert(id.clone(), Arc::new(Mutex::new(session)));
         Ok(id)
     }
 
     /// The session with this id.
     pub fn get(&self, id: &str) -> Result<Arc<Mutex<Session<G>>>, ApiError> {
-        lock(&self.sessions)
-            .get(id)
-            .cloned()
-            .ok_or_else(|| ApiError::not_found(&format!("no game with id '{id}'")))
+        let mut sessions = lock(&self.sessions);
+        self.forget_idle(&mut sessions);
+        sessions.get(id).cloned().ok_or_else(|| {
+            ApiError::not_found(&format!(
+                "no game with id '{id}' (games are forgotten after {} minutes idle)",
+                self.idle_limit.as_secs() / 60
+            ))
+        })
     }
 
     /// Forgets the session with this id.
@@ -232,38 +256,6 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Session ids: 128 bits from the standard library's randomly keyed hasher (keyed from
-/// the operating system's entropy once per process), over a counter and the clock. Ids
-/// only need to be unguessable and unique, not reproducible, so they do not come from the
-/// seeded RNG.
-struct IdSource {
-    keys: [RandomState; 2],
-    counter: AtomicU64,
-}
-
-impl IdSource {
-    fn new() -> IdSource {
-        IdSource {
-            keys: [RandomState::new(), RandomState::new()],
-            counter: AtomicU64::new(0),
-        }
-    }
-
-    fn next(&self) -> String {
-        let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        let nanos = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let half = |key: &RandomState| {
-            let mut hasher = key.build_hasher();
-            hasher.write_u64(n);
-            hasher.write_u128(nanos);
-            hasher.finish()
-        };
-        format!("{:016x}{:016x}", half(&self.keys[0]), half(&self.keys[1]))
-    }
 }
 
 #[cfg(test)]
@@ -340,5 +332,24 @@ mod tests {
         assert!(table.get(&b).is_ok() && table.get(&c).is_ok());
         table.remove(&b).unwrap();
         assert_eq!(table.remove(&b).unwrap_err().status, 404);
+    }
+
+    #[test]
+    fn idle_games_are_forgotten_but_not_while_the_agent_thinks() {
+        let mut table = SessionTable::new(8);
+        table.set_idle_limit(Duration::from_millis(50));
+        let idle = table
+            .insert(Session::new(TicTacToe::new(), Player::FIRST, 1))
+            .unwrap();
+        let busy = table
+            .insert(Session::new(TicTacToe::new(), Player::FIRST, 1))
+            .unwrap();
+        lock(&table.get(&busy).unwrap()).thinking = true;
+        std::thread::sleep(Duration::from_millis(80));
+        let error = table.get(&idle).unwrap_err();
+        assert_eq!(error.status, 404);
+        assert!(error.message.contains("idle"), "{}", error.message);
+        assert!(table.get(&busy).is_ok());
+        assert_eq!(table.len(), 1);
     }
 }

@@ -103,6 +103,7 @@ impl GoCommand {
             nodes,
             time,
             infinite: self.infinite,
+            tree_nodes: None,
         }
     }
 }
@@ -158,7 +159,8 @@ mod tests {
             Limits {
                 nodes: Some(400),
                 time: None,
-                infinite: false
+                infinite: false,
+                tree_nodes: None,
             }
         );
         assert_eq!(limits("depth 7 nodes 100", Player::FIRST).nodes, Some(7));
@@ -168,7 +170,8 @@ mod tests {
             Limits {
                 nodes: None,
                 time: None,
-                infinite: true
+                infinite: true,
+                tree_nodes: None,
             }
         );
         for bad in ["nodes", "movetime soon", "wtime 1 btime x"] {

@@ -22,9 +22,12 @@ pub fn say(out: &Output, line: &str) {
     let _ = out.flush();
 }
 
-/// Simulations between looks at the stop flag and the clock.
-const SLICE: usize = 16;
-/// The most nodes a tree may hold (about 40 bytes each) before the search stops.
+/// The most simulations between looks at the stop flag and the clock.
+const MAX_SLICE: u64 = 16;
+/// How long one slice of simulations may take: slices shrink until they fit, so that
+/// `stop` is heard within this however slow a simulation is.
+const SLICE_TIME: Duration = Duration::from_millis(20);
+/// The most nodes a tree may hold when the limits name no bound (about 40 bytes each).
 const MAX_TREE_NODES: usize = 10_000_000;
 
 /// What the search owns between searches: the evaluator, its cache and the random draws.
@@ -39,6 +42,20 @@ pub struct Searcher {
     pub rng: SmallRng,
 }
 
+impl Searcher {
+    /// MCTS with random rollouts (one per leaf) and the default search settings, its
+    /// draws seeded by `seed`: the engine without a network.
+    pub fn rollouts(seed: u64) -> Searcher {
+        let config = SearchConfig::default();
+        Searcher {
+            evaluator: Box::new(zerosum_search::RolloutEvaluator::new(seed, 1)),
+            cache: EvalCache::new(config.cache_capacity),
+            config,
+            rng: rand::SeedableRng::seed_from_u64(seed),
+        }
+    }
+}
+
 /// When one search stops: whichever limit comes first, or `stop`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
@@ -48,6 +65,9 @@ pub struct Limits {
     pub time: Option<Duration>,
     /// Search until `stop`, and answer only then (`go infinite`).
     pub infinite: bool,
+    /// The most nodes the tree may hold: it stops growing there and the search answers
+    /// with what it has.
+    pub tree_nodes: Option<usize>,
 }
 
 /// Searches `root` within `limits` (or until `stop` is set), writing an `info` line every
@@ -66,10 +86,13 @@ pub fn run(
     let mut tree = Tree::new(root);
     let mut done: u64 = 0;
     let mut last_info = start;
+    let max_nodes = limits.tree_nodes.unwrap_or(MAX_TREE_NODES);
+    let mut slice_size = 1;
     loop {
         let slice = limits
             .nodes
-            .map_or(SLICE as u64, |n| n.saturating_sub(done).min(SLICE as u64));
+            .map_or(slice_size, |n| n.saturating_sub(done).min(slice_size));
+        let slice_start = Instant::now();
         search_one(
             &mut tree,
             &mut searcher.evaluator,
@@ -80,12 +103,17 @@ pub fn run(
         );
         done += slice;
         let now = Instant::now();
+        slice_size = if now - slice_start > SLICE_TIME {
+            (slice_size / 2).max(1)
+        } else {
+            (slice_size * 2).min(MAX_SLICE)
+        };
         let settled = tree.root().bound != Bound::Unknown || (only_move && limits.nodes.is_none());
         if stop.load(Ordering::Relaxed)
             || limits.nodes.is_some_and(|n| done >= n)
             || deadline.is_some_and(|d| now >= d)
             || (settled && !limits.infinite)
-            || tree.len() >= MAX_TREE_NODES
+            || tree.len() >= max_nodes
         {
             break;
         }
@@ -181,5 +209,42 @@ mod tests {
         assert_eq!(centipawns(1.0), 12800);
         assert_eq!(centipawns(7.0), 12800);
         assert_eq!(centipawns(-1.0), -12800);
+    }
+
+    /// A tree at its memory bound stops growing, and the search answers with what it has.
+    #[test]
+    fn a_search_stops_at_its_tree_bound() {
+        let mut searcher = Searcher::rollouts(1);
+        let written = crate::protocol::Transcript::default();
+        let out: Output = Arc::new(Mutex::new(Box::new(written.clone())));
+        let limits = Limits {
+            nodes: Some(1_000_000),
+            tree_nodes: Some(600),
+            ..Limits::default()
+        };
+        run(
+            &mut searcher,
+            Chess::new(),
+            limits,
+            &AtomicBool::new(false),
+            &out,
+            None,
+        );
+        let text = written.lines().join("\n");
+        let nodes: u64 = text
+            .split(" nodes ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        // About 20 children a simulation: the tree is full after some 30 simulations.
+        assert!(nodes < 100, "{text}");
+        assert!(
+            text.lines().last().unwrap().starts_with("bestmove "),
+            "{text}"
+        );
     }
 }
