@@ -110,7 +110,7 @@ mod tests {
         let history = RunHistory::parse(METRICS);
         let dir = scratch("full");
         let files = write_report(&history, "zerosum report: test", &dir).unwrap();
-        assert_eq!(files.len(), 2 * 7 + 1);
+        assert_eq!(files.len(), 2 * 8 + 1);
         for file in &files {
             let bytes = fs::read(file).unwrap();
             assert!(
@@ -127,7 +127,7 @@ mod tests {
         }
         let page = fs::read_to_string(dir.join("index.html")).unwrap();
         assert!(!page.contains("http://") && !page.contains("https://"));
-        assert_eq!(page.matches("<svg").count(), 7);
+        assert_eq!(page.matches("<svg").count(), 8);
         assert!(page.contains("generation 2: +240 Elo over random (95%: +150 to +330)"));
         assert!(page.contains("still writing"));
         assert!(page.contains("Elo rating per generation (ladder)"));
@@ -140,7 +140,7 @@ mod tests {
     fn an_empty_run_still_gets_a_report() {
         let dir = scratch("empty");
         let files = write_report(&RunHistory::default(), "empty", &dir).unwrap();
-        assert_eq!(files.len(), 15);
+        assert_eq!(files.len(), 17);
         let svg = fs::read_to_string(dir.join("losses.svg")).unwrap();
         assert!(svg.contains("no data yet"));
         fs::remove_dir_all(dir).unwrap();
