@@ -165,11 +165,30 @@ impl Chess {
             4 => format!("{} 0 1", fields.join(" ")),
             n => return Err(bad(format!("a FEN has 6 fields (or 4), not {n}"))),
         };
+        // cozy-chess reads a board with missing ranks and no kings; its moves then panic.
+        let ranks: Vec<&str> = fields[0].split('/').collect();
+        if ranks.len() != 8 {
+            return Err(bad(format!("the board needs 8 ranks, not {}", ranks.len())));
+        }
+        for (i, rank) in ranks.iter().enumerate() {
+            let squares: u32 = rank.chars().map(|c| c.to_digit(10).unwrap_or(1)).sum();
+            if squares != 8 {
+                return Err(bad(format!("rank {} has {squares} squares, not 8", 8 - i)));
+            }
+        }
         let board = Board::from_fen(&full, false).map_err(|e| {
             let text = e.to_string();
             let text = text.trim_end_matches('.');
-            bad(text[..1].to_lowercase() + &text[1..])
+            let mut chars = text.chars();
+            let first = chars.next().map(|c| c.to_lowercase().to_string());
+            bad(first.unwrap_or_default() + chars.as_str())
         })?;
+        for color in Color::ALL {
+            let kings = board.colored_pieces(color, Piece::King).len();
+            if kings != 1 {
+                return Err(bad(format!("{color:?} has {kings} kings, not 1")));
+            }
+        }
         for color in Color::ALL {
             let rights = board.castle_rights(color);
             let home = Square::new(File::E, Rank::First.relative_to(color));

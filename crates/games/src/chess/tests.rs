@@ -388,3 +388,18 @@ fn random_games_keep_the_contract() {
     let kiwipete = check_game(&fen(KIWIPETE).with_max_plies(120), 13, 40).unwrap();
     assert_eq!(kiwipete.games, 40);
 }
+
+/// Found by `zerosum fuzz fen`: cozy-chess reads a board with missing ranks, and its move
+/// generation then panics for want of a king.
+#[test]
+fn fens_with_missing_ranks_or_kings_are_refused() {
+    for (fen, why) in [
+        ("4k3/4K2R w K - 0 1", "8 ranks"),
+        ("4k3/8/8/8/8/8/8/4K2R1 w K - 0 1", "rank 1 has 9 squares"),
+        ("8/8/8/8/8/8/8/8 w - - 0 1", "bad position"),
+        ("4k3/8/8/8/8/8/8/4KK2 w - - 0 1", "bad position"),
+    ] {
+        let error = Chess::from_fen(fen).unwrap_err().to_string();
+        assert!(error.contains(why), "{fen}: {error}");
+    }
+}
