@@ -86,10 +86,20 @@ pub trait MetricsSink {
 
 /// This process's resident memory in MiB, from /proc (Linux); `None` elsewhere.
 pub fn resident_memory_mib() -> Option<f64> {
+    process_status_mib("VmRSS:")
+}
+
+/// This process's peak resident memory so far in MiB, from /proc (Linux); `None` elsewhere.
+pub fn peak_memory_mib() -> Option<f64> {
+    process_status_mib("VmHWM:")
+}
+
+/// A size in KiB from /proc/self/status, in MiB.
+fn process_status_mib(field: &str) -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let kib: f64 = status
         .lines()
-        .find(|l| l.starts_with("VmRSS:"))?
+        .find(|l| l.starts_with(field))?
         .split_whitespace()
         .nth(1)?
         .parse()

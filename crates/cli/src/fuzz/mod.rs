@@ -160,7 +160,7 @@ pub fn run(target: &Target, limit: Limit, seed: u64) -> Report {
         cases: shared.done.load(Ordering::Relaxed),
         elapsed: start.elapsed(),
         slowest: Duration::from_micros(shared.slowest_micros.load(Ordering::Relaxed)),
-        peak_mib: peak_memory_mib(),
+        peak_mib: zerosum_train::metrics::peak_memory_mib().unwrap_or(0.0),
         failure,
     }
 }
@@ -216,22 +216,6 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic without a message".to_string())
-}
-
-/// The process's peak resident memory in MiB, from /proc (0 where there is none).
-pub fn peak_memory_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find(|l| l.starts_with("VmHWM:"))?
-                .split_whitespace()
-                .nth(1)?
-                .parse::<f64>()
-                .ok()
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
 }
 
 /// Makes hostile variants of valid input: the mutations of AFL and libFuzzer (bit flips,
