@@ -26,6 +26,7 @@ use crate::events;
 use crate::layout;
 use crate::record::GameRecord;
 use crate::self_play::{self_play, self_play_until, SelfPlayCounters};
+use crate::sink::{Handler, Moment, Report};
 use crate::store::{Put, RunStore};
 
 /// Plays `games` self-play games with `model`, on `config.self_play.threads` threads each
@@ -69,8 +70,24 @@ pub fn run_self_play<G: Game>(
     // 1.5x the positions per second of 1 worker x 2 threads), and the learner gets them back.
     let learner_threads = zerosum_nn::torch_threads();
     zerosum_nn::set_torch_threads(learner_threads / threads);
+    let result = play_on_threads(initial, config, models, games, base_seed, on_game);
+    zerosum_nn::set_torch_threads(learner_threads);
+    result
+}
+
+/// Plays `games` games on one worker thread per model, the games shared out evenly, each
+/// worker seeded from `base_seed`; `on_game` runs on this thread as games finish.
+fn play_on_threads<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    models: Vec<Model>,
+    games: usize,
+    base_seed: u64,
+    mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
+) -> Result<SelfPlayCounters, TrainError> {
+    let threads = models.len();
     let (sender, receiver) = mpsc::channel::<GameRecord>();
-    let result = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = models
             .into_iter()
             .enumerate()
@@ -108,9 +125,7 @@ pub fn run_self_play<G: Game>(
             counters.merge(&handle.join().expect("self-play workers do not panic"));
         }
         failure.map_or(Ok(counters), Err)
-    });
-    zerosum_nn::set_torch_threads(learner_threads);
-    result
+    })
 }
 
 /// A batch as stored: JSON Lines, one record per line.
@@ -273,12 +288,14 @@ impl<'a, G: Game> Actor<'a, G> {
 
     /// Plays batches until `stop` is set (or `max_batches` are written): waits for a first
     /// published checkpoint, takes each newer one between batches, and uploads through the
-    /// outbox. On stop, the batch in progress is given up and the outbox gets one more try.
+    /// outbox, reporting each [`ActorEvent`] to `handler`. On stop, the batch in progress is
+    /// given up and the outbox gets one more try.
     pub fn run(
         &mut self,
         stop: &AtomicBool,
-        mut report: impl FnMut(ActorEvent),
+        handler: &mut dyn Handler,
     ) -> Result<ActorSummary, TrainError> {
+        let mut report = reporter(handler);
         let mut summary = ActorSummary::default();
         let mut rounds = 0;
         let mut current: Option<(u64, NetEvaluator<G>)> = None;
@@ -359,10 +376,7 @@ impl<'a, G: Game> Actor<'a, G> {
             self.outbox.keep(&name, batch_text(pending).as_bytes())?;
             summary.batches += 1;
             summary.games += pending.len() as u64;
-            let positions: usize = pending
-                .iter()
-                .map(|r| r.stats.iter().flatten().count())
-                .sum();
+            let positions: usize = pending.iter().map(GameRecord::samples).sum();
             report(ActorEvent::Batch {
                 name,
                 games: pending.len(),
@@ -440,6 +454,24 @@ impl<'a, G: Game> Actor<'a, G> {
                     retry_in,
                 });
             }
+        }
+    }
+}
+
+/// `handler` as an actor's report: each event at the generation of the checkpoint it plays.
+fn reporter(handler: &mut dyn Handler) -> impl FnMut(ActorEvent) + '_ {
+    let mut playing = 0;
+    move |event| {
+        if let ActorEvent::Loaded { generation } = event {
+            playing = generation;
+        }
+        let at = Moment {
+            generation: playing,
+            step: 0,
+        };
+        // What an actor reports informs; a listener that fails does not stop its play.
+        if let Err(error) = handler.reported(at, Report::Actor(&event)) {
+            tracing::warn!("{error}");
         }
     }
 }

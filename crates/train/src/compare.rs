@@ -14,7 +14,8 @@ use crate::arena::{elo_of_score, play_match_with_openings, MatchReport};
 use crate::config::{ResolvedConfig, RunConfig};
 use crate::error::TrainError;
 use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
-use crate::run::{train, Silent};
+use crate::run::train;
+use crate::sink::Silent;
 use crate::store::RunStore;
 
 /// One recipe to compare.

@@ -1,103 +1,119 @@
 //! The evaluator role: published checkpoints against the run's baselines and the previous
-//! evaluated checkpoint, each result recorded once as an `evaluate` event. It runs inside
-//! the learner's loop, or on its own (`zerosum evaluate --follow`), following the run.
+//! evaluated checkpoint, each result reported once (the run's event log keeps it as an
+//! `evaluate` event). It runs inside the learner's loop, or on its own
+//! (`zerosum evaluate --follow`), following the run.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use serde_json::json;
 use zerosum_games::Game;
 use zerosum_nn::{Device, Model};
 
-use crate::arena::{play_match_with_openings, MatchReport};
+use crate::arena::play_match_with_openings;
 use crate::checkpoints;
 use crate::config::{derive_seed, stream, RunConfig};
 use crate::error::TrainError;
 use crate::events;
 use crate::metrics::EvalReport;
 use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
-use crate::run::Progress;
+use crate::sink::{Handler, Moment, Phase, Report, Sink};
 use crate::store::RunStore;
 
-/// Plays `model` (checkpoint `generation`) against each baseline and `previous`.
-pub fn evaluate<G: Game>(
-    initial: &G,
-    config: &RunConfig,
-    model: &Model,
-    previous: Option<&Model>,
-    generation: u64,
+/// The evaluator of a run: each checkpoint it is given plays the run's baselines and the
+/// checkpoint evaluated before it.
+pub struct EvaluatorRole<'a, G: Game> {
+    initial: &'a G,
+    config: &'a RunConfig,
     device: Device,
-    progress: &mut dyn Progress,
-) -> Result<EvalReport, TrainError> {
-    let start = Instant::now();
-    let mut rng = SmallRng::seed_from_u64(derive_seed(config.seed, stream::EVALUATE, generation));
-    let sims = config.arena.num_simulations;
-    let agent = |model: &Model, name: String| -> Result<MctsAgent<G>, TrainError> {
+    /// The last network evaluated, the next one's `previous` opponent.
+    previous: Option<Model>,
+}
+
+impl<'a, G: Game> EvaluatorRole<'a, G> {
+    /// An evaluator that has evaluated nothing yet.
+    pub fn new(initial: &'a G, config: &'a RunConfig, device: Device) -> Self {
+        EvaluatorRole {
+            initial,
+            config,
+            device,
+            previous: None,
+        }
+    }
+
+    /// An evaluator whose next `previous` opponent is `model`.
+    pub fn after(mut self, model: Model) -> Self {
+        self.previous = Some(model);
+        self
+    }
+
+    /// Plays `model` (checkpoint `generation`) against each baseline and the network
+    /// evaluated before it, which it then replaces.
+    pub fn evaluate(
+        &mut self,
+        model: &Model,
+        generation: u64,
+        progress: &mut dyn Handler,
+    ) -> Result<EvalReport, TrainError> {
+        let start = Instant::now();
+        let arena = &self.config.arena;
+        let mut rng =
+            SmallRng::seed_from_u64(derive_seed(self.config.seed, stream::EVALUATE, generation));
+        let mut opponents = self.opponents(generation)?;
+        let mut me = self.agent(model, format!("gen-{generation:04}"))?;
+        let total = opponents.len() * arena.games;
+        progress.phase_started(generation, Phase::Evaluate, total as u64);
+        let mut matches = Vec::with_capacity(opponents.len());
+        for opponent in &mut opponents {
+            matches.push(play_match_with_openings(
+                self.initial,
+                &mut me,
+                opponent.as_mut(),
+                arena.games,
+                arena.opening_plies,
+                &mut rng,
+                |_, _| progress.phase_advanced(1),
+            )?);
+        }
+        self.previous = Some(model.try_clone()?);
+        Ok(EvalReport {
+            matches,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// The run's baselines, then the network evaluated before (`arena.previous`).
+    fn opponents(&self, generation: u64) -> Result<Vec<Box<dyn Agent<G>>>, TrainError> {
+        let mut opponents: Vec<Box<dyn Agent<G>>> = Vec::new();
+        for spec in &self.config.arena.baselines {
+            let spec: PlayerSpec = spec.parse()?;
+            opponents.push(build_agent(
+                &spec,
+                self.initial,
+                &self.config.search,
+                self.config.arena.num_simulations,
+                self.device,
+                derive_seed(self.config.seed, stream::BASELINE, generation),
+            )?);
+        }
+        if let (true, Some(previous)) = (self.config.arena.previous, &self.previous) {
+            let name = format!("gen-{:04}", previous.meta().generation);
+            opponents.push(Box::new(self.agent(previous, name)?));
+        }
+        Ok(opponents)
+    }
+
+    /// `model` searching as evaluation games do.
+    fn agent(&self, model: &Model, name: String) -> Result<MctsAgent<G>, TrainError> {
         Ok(MctsAgent::with_network(
             name,
             model.try_clone()?,
-            initial,
-            config.search.clone(),
-            sims,
+            self.initial,
+            self.config.search.clone(),
+            self.config.arena.num_simulations,
         ))
-    };
-    let mut opponents: Vec<Box<dyn Agent<G>>> = Vec::new();
-    for spec in &config.arena.baselines {
-        let spec: PlayerSpec = spec.parse()?;
-        opponents.push(build_agent(
-            &spec,
-            initial,
-            &config.search,
-            sims,
-            device,
-            derive_seed(config.seed, stream::BASELINE, generation),
-        )?);
     }
-    if config.arena.previous {
-        if let Some(previous) = previous {
-            opponents.push(Box::new(agent(
-                previous,
-                format!("gen-{:04}", previous.meta().generation),
-            )?));
-        }
-    }
-    let mut me = agent(model, format!("gen-{generation:04}"))?;
-    let mut matches = Vec::new();
-    progress.start(
-        generation,
-        "evaluate",
-        (opponents.len() * config.arena.games) as u64,
-    );
-    for opponent in &mut opponents {
-        let report: MatchReport = play_match_with_openings(
-            initial,
-            &mut me,
-            opponent.as_mut(),
-            config.arena.games,
-            config.arena.opening_plies,
-            &mut rng,
-            |_, _| progress.advance(1),
-        )?;
-        matches.push(report);
-    }
-    let summary: Vec<String> = matches
-        .iter()
-        .map(|m| {
-            format!(
-                "vs {}: {:.0}% (Elo {:+.0})",
-                m.opponent,
-                100.0 * m.score(),
-                m.elo()
-            )
-        })
-        .collect();
-    progress.finish(&summary.join(", "));
-    Ok(EvalReport {
-        matches,
-        seconds: start.elapsed().as_secs_f64(),
-    })
 }
 
 /// Whether checkpoint `generation` is one the run evaluates (`arena.every`).
@@ -108,20 +124,23 @@ pub fn is_due(config: &RunConfig, generation: u64) -> bool {
 }
 
 /// Evaluates every due checkpoint of the run in `store` that has no `evaluate` event yet,
-/// oldest first; with `keep_following`, then waits for the learner to publish more, until
-/// `stop` is set or the run's last generation is evaluated. A restarted evaluator thus
-/// replays no finished match. Returns the generations it evaluated.
+/// oldest first, reporting each to the run's event log and then to `handler`; with
+/// `keep_following`, then waits for the learner to publish more, until `stop` is set or the
+/// run's last generation is evaluated. A restarted evaluator thus replays no finished
+/// match. Returns the generations it evaluated.
 pub fn follow<G: Game>(
     initial: &G,
     config: &RunConfig,
     store: &RunStore,
     stop: &AtomicBool,
     keep_following: bool,
-    progress: &mut dyn Progress,
+    handler: &mut dyn Handler,
 ) -> Result<Vec<u64>, TrainError> {
     let device = zerosum_nn::parse_device(&config.device)?;
+    let mut log = crate::events::EventLog::new(store);
+    let mut sink = Sink::new().with(&mut log).with(handler);
+    let mut role = EvaluatorRole::new(initial, config, device);
     let mut done = Vec::new();
-    let mut previous: Option<Model> = None;
     while !stop.load(Ordering::Relaxed) {
         let mut waiting = true;
         for generation in checkpoints::generations(store)? {
@@ -130,23 +149,12 @@ pub fn follow<G: Game>(
             }
             waiting = false;
             let model = checkpoints::load(store, generation, initial, device)?;
-            let report = evaluate(
-                initial,
-                config,
-                &model,
-                previous.as_ref(),
+            let report = role.evaluate(&model, generation, &mut sink)?;
+            let at = Moment {
                 generation,
-                device,
-                progress,
-            )?;
-            events::record(
-                store,
-                "evaluate",
-                generation,
-                model.meta().step,
-                json!(report),
-            )?;
-            previous = Some(model);
+                step: model.meta().step,
+            };
+            sink.reported(at, Report::Evaluate(&report))?;
             done.push(generation);
         }
         let last = config.generations as u64;

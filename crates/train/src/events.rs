@@ -9,7 +9,29 @@ use serde_json::Value;
 use crate::error::TrainError;
 use crate::layout;
 use crate::metrics::event_line;
+use crate::sink::{Handler, Moment, Report};
 use crate::store::{Put, RunStore};
+
+/// The handler that writes each report of a generation to the run's event log, once.
+pub struct EventLog<'a> {
+    store: &'a RunStore,
+}
+
+impl<'a> EventLog<'a> {
+    /// The event log of the run in `store`.
+    pub fn new(store: &'a RunStore) -> EventLog<'a> {
+        EventLog { store }
+    }
+}
+
+impl Handler for EventLog<'_> {
+    fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
+        if let Some((kind, fields)) = report.event() {
+            record(self.store, kind, at.generation, at.step, fields)?;
+        }
+        Ok(())
+    }
+}
 
 /// Where each kind of event sorts within its generation.
 fn order(kind: &str) -> u8 {

@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use zerosum_games::Game;
 use zerosum_nn::{Device, Losses, Model};
 
@@ -21,7 +20,7 @@ use crate::layout;
 use crate::metrics::LearnerReport;
 use crate::record::GameRecord;
 use crate::replay::{samples_from_record, ReplayBuffer, ValueTarget};
-use crate::run::Progress;
+use crate::sink::{Handler, Phase};
 use crate::store::RunStore;
 
 /// What [`layout::RUN`] holds: a role joins a run only if it can play it.
@@ -42,6 +41,25 @@ impl RunIdentity {
             format: layout::FORMAT,
             game,
             zerosum: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+
+    /// Joins the run in `store` as its learner for `game`, writing the identity of a new
+    /// run; fails in one line if the run trains another game or this build cannot join it.
+    fn claim(store: &RunStore, game: String) -> Result<(), TrainError> {
+        let identity = RunIdentity::new(game);
+        match RunIdentity::check(store)? {
+            Some(existing) if existing.game != identity.game => Err(TrainError::Store {
+                location: store.location().to_string(),
+                reason: format!("the run trains {}, not {}", existing.game, identity.game),
+            }),
+            Some(_) => Ok(()),
+            None => store
+                .put_once(
+                    layout::RUN,
+                    &serde_json::to_vec_pretty(&identity).expect("identities serialise"),
+                )
+                .map(|_| ()),
         }
     }
 
@@ -88,46 +106,9 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         store: &'a RunStore,
         device: Device,
     ) -> Result<Self, TrainError> {
-        let identity = RunIdentity::new(initial.name());
-        match RunIdentity::check(store)? {
-            Some(existing) if existing.game != identity.game => {
-                return Err(TrainError::Store {
-                    location: store.location().to_string(),
-                    reason: format!("the run trains {}, not {}", existing.game, identity.game),
-                })
-            }
-            Some(_) => {}
-            None => {
-                store.put_once(
-                    layout::RUN,
-                    &serde_json::to_vec_pretty(&identity).expect("identities serialise"),
-                )?;
-            }
-        }
+        RunIdentity::claim(store, initial.name())?;
         store.replace(layout::CONFIG, config.to_toml().as_bytes())?;
-        let model = match checkpoints::generations(store)?.last() {
-            Some(&generation) => checkpoints::load(store, generation, initial, device)?,
-            None => {
-                let mut model = Model::for_game(initial, &config.model, device)?;
-                model.set_progress(0, 0);
-                checkpoints::save(store, 0, &model, None)?;
-                checkpoints::publish(store, 0)?;
-                model
-            }
-        };
-        let step = model.meta().step;
-        let base = layout::checkpoint(model.meta().generation);
-        let mut optimizer = zerosum_nn::Learner::new(model, &config.learner, step)?;
-        // The optimizer's state goes on where it stopped; a state for another optimizer
-        // (the config changed on resume) starts afresh, as a new run would.
-        if let Some(state) = store.get(&layout::optimizer(&base))? {
-            if let Err(error) = optimizer.restore_optimizer(&state) {
-                tracing::warn!(
-                    "{}: {error}; the optimizer starts afresh",
-                    store.display(&base)
-                );
-            }
-        }
+        let optimizer = resume_optimizer(initial, config, store, device)?;
         let symmetries = if config.replay.symmetries {
             initial.symmetries()
         } else {
@@ -232,7 +213,7 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         generation: u64,
         records: &[GameRecord],
         rng: &mut SmallRng,
-        progress: &mut dyn Progress,
+        progress: &mut dyn Handler,
     ) -> LearnerReport {
         let mut samples = self.samples(generation, records);
         let new_positions = samples.len();
@@ -247,7 +228,7 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         let start = Instant::now();
         let batch_size = self.config.learner.batch_size;
         let steps = self.steps(new_positions);
-        progress.start(generation, "learn", steps);
+        progress.phase_started(generation, Phase::Learn, steps);
         let mut all = Vec::with_capacity(steps as usize);
         // All of the phase's samples are drawn up front, so that the curriculum can order
         // them oldest first.
@@ -261,10 +242,10 @@ impl<'a, G: Game> LearnerRole<'a, G> {
                 .buffer
                 .batch(chunk, self.initial.num_actions(), &self.symmetries, rng);
             all.push(self.optimizer.train_step(&batch));
-            progress.advance(1);
+            progress.phase_advanced(1);
         }
         let tail = (all.len() / 10).max(1).min(all.len());
-        let report = LearnerReport {
+        LearnerReport {
             steps,
             total_steps: self.optimizer.step(),
             window_positions: self.buffer.len(),
@@ -275,16 +256,7 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             final_losses: mean_losses(&all[all.len() - tail..]),
             learning_rate: self.config.learner.learning_rate_at(self.optimizer.step()),
             seconds: start.elapsed().as_secs_f64(),
-        };
-        progress.finish(&format!(
-            "{} steps, loss {:.3} (policy {:.3}, value {:.3}), policy entropy {:.3}",
-            steps,
-            report.final_losses.total,
-            report.final_losses.policy,
-            report.final_losses.value,
-            report.final_losses.policy_entropy
-        ));
-        report
+        }
     }
 
     /// The gradient steps of a generation that added `new_positions`: `learner.epochs`
@@ -316,7 +288,8 @@ impl<'a, G: Game> LearnerRole<'a, G> {
     }
 
     /// Under gating, plays checkpoint `generation` against the best (and second best) and
-    /// promotes it if it wins; `None` without gating.
+    /// promotes it if it wins; `None` without gating. The run remembers the decision
+    /// through its `gate` event, which [`LearnerRole::open`] reads back.
     pub fn gate(&mut self, generation: u64) -> Result<Option<GateReport>, TrainError> {
         let Some((gate, promoted)) = &mut self.gate else {
             return Ok(None);
@@ -330,13 +303,6 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         if report.promoted {
             promoted.push(generation);
         }
-        events::record(
-            self.store,
-            "gate",
-            generation,
-            self.optimizer.step(),
-            json!(report),
-        )?;
         Ok(Some(report))
     }
 
@@ -369,6 +335,40 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         }
         Ok(())
     }
+}
+
+/// The optimizer of the run's newest checkpoint, its state as it stopped; for a new run,
+/// a fresh network written and published as checkpoint 0.
+fn resume_optimizer<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    store: &RunStore,
+    device: Device,
+) -> Result<zerosum_nn::Learner, TrainError> {
+    let model = match checkpoints::generations(store)?.last() {
+        Some(&generation) => checkpoints::load(store, generation, initial, device)?,
+        None => {
+            let mut model = Model::for_game(initial, &config.model, device)?;
+            model.set_progress(0, 0);
+            checkpoints::save(store, 0, &model, None)?;
+            checkpoints::publish(store, 0)?;
+            model
+        }
+    };
+    let step = model.meta().step;
+    let base = layout::checkpoint(model.meta().generation);
+    let mut optimizer = zerosum_nn::Learner::new(model, &config.learner, step)?;
+    // The optimizer's state goes on where it stopped; a state for another optimizer (the
+    // config changed on resume) starts afresh, as a new run would.
+    if let Some(state) = store.get(&layout::optimizer(&base))? {
+        if let Err(error) = optimizer.restore_optimizer(&state) {
+            tracing::warn!(
+                "{}: {error}; the optimizer starts afresh",
+                store.display(&base)
+            );
+        }
+    }
+    Ok(optimizer)
 }
 
 /// The games of a generation: the actor batches its learner read (asynchronous runs), the
@@ -443,7 +443,7 @@ pub fn mean_losses(losses: &[Losses]) -> Losses {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::Silent;
+    use crate::sink::Silent;
     use rand::SeedableRng;
 
     /// A learner reopened on its run takes up the optimizer state of its newest checkpoint.

@@ -5,7 +5,9 @@
 //! - [`train`] runs the roles: actors ([`actor`]: [`self_play`] in batches), the learner
 //!   ([`learner`]: [`ReplayBuffer`], gradient steps, checkpoints, gating) and the evaluator
 //!   ([`evaluator`]), synchronously or not, sharing one [`RunStore`] (a local path or object
-//!   storage, laid out by [`layout`]); it resumes from whatever the run holds.
+//!   storage, laid out by [`layout`]); it resumes from whatever the run holds. Each step
+//!   returns a typed [`Report`] to one [`Sink`], whose [`Handler`]s (the run's event log,
+//!   the log, a caller's progress bars) listen.
 //! - [`Agent`] is one player interface for the arena, `play` and the protocols; players are
 //!   named by [`PlayerSpec`] (`checkpoint:PATH`, `mcts:N`, `random`, `perfect`, `human`).
 //! - [`play_match`] alternates colours and reports a [`MatchReport`] with a 95% interval
@@ -37,6 +39,7 @@ pub mod events;
 pub mod gating;
 pub mod gtp_client;
 pub mod history;
+pub mod inbox;
 pub mod ladder;
 pub mod layout;
 pub mod learner;
@@ -48,6 +51,7 @@ pub mod record;
 pub mod replay;
 pub mod run;
 pub mod self_play;
+pub mod sink;
 pub mod store;
 
 pub use actor::{Actor, ActorEvent, ActorOptions, ActorSummary};
@@ -64,6 +68,7 @@ pub use learner::RunIdentity;
 pub use players::{build_agent, Agent, Choice, MctsAgent, PlayerSpec};
 pub use record::{GameRecord, MoveStats};
 pub use replay::ReplayBuffer;
-pub use run::{train, train_with, Progress, RunSummary, Silent, TrainOptions};
+pub use run::{train, train_with, RunSummary, TrainOptions};
 pub use self_play::self_play;
+pub use sink::{GenerationReport, Handler, Log, Moment, Phase, Report, Silent, Sink};
 pub use store::{Put, RunStore};

@@ -1,4 +1,4 @@
-//! Typed reports of the training loop and the sink that writes them as JSON Lines.
+//! Typed reports of the training loop's steps, and the JSON line an event is written as.
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -76,12 +76,6 @@ pub struct EvalReport {
     pub matches: Vec<MatchReport>,
     /// Seconds spent.
     pub seconds: f64,
-}
-
-/// Where reports go.
-pub trait MetricsSink {
-    /// Records one event with its fields.
-    fn record(&mut self, event: &str, generation: u64, step: u64, fields: Value);
 }
 
 /// This process's resident memory in MiB, from /proc (Linux); `None` elsewhere.

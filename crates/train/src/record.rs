@@ -59,6 +59,12 @@ impl GameRecord {
         }
     }
 
+    /// The positions of the game that are training samples (their moves have search
+    /// statistics).
+    pub fn samples(&self) -> usize {
+        self.stats.iter().flatten().count()
+    }
+
     /// Checks a record that comes from outside this process (another actor's batch)
     /// before it trains anything: it is `initial`'s game, every move is legal, every search
     /// statistic names legal moves with finite, non-negative probabilities and a value in

@@ -1,52 +1,35 @@
-//! The loop: actors -> game batches -> learner -> checkpoint -> evaluation -> events,
-//! generation after generation, resumable at any point.
+//! The loop: actors -> game batches -> learner -> checkpoint -> evaluation, generation
+//! after generation, resumable at any point, each step's report handed to one sink (the
+//! run's event log, the log, and whatever handler the caller adds: progress bars).
 //!
 //! A synchronous run ([`Mode::Sync`]) takes turns: the generation's games, then learning,
 //! then evaluation, reproducible from the seed. An asynchronous one ([`Mode::Async`]) lets
 //! actors (threads here, or `zerosum actor` processes anywhere) play on while the learner
 //! trains on whatever batches arrived.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use serde_json::json;
 use tracing::info_span;
 use zerosum_games::Game;
-use zerosum_nn::{parse_device, Device, Model};
+use zerosum_nn::parse_device;
 
-use crate::actor::{batch_text, read_batch, run_self_play, Actor, ActorOptions};
+use crate::actor::{batch_text, run_self_play, Actor, ActorOptions};
 use crate::config::{derive_seed, stream, Mode, ResolvedConfig, RunConfig};
 use crate::error::TrainError;
-use crate::evaluator::{evaluate, is_due};
-use crate::events;
+use crate::evaluator::{is_due, EvaluatorRole};
+use crate::events::{self, EventLog};
+use crate::inbox::Inbox;
 use crate::layout;
 use crate::learner::{generation_records, LearnerRole, Manifest};
 use crate::metrics::{EvalReport, LearnerReport, SelfPlayReport};
 use crate::record::GameRecord;
 use crate::self_play::SelfPlayCounters;
+use crate::sink::{GenerationReport, Handler, Log, Moment, Phase, Report, Sink};
 use crate::store::RunStore;
-
-/// Listens to the loop's progress; the binary draws progress bars from it.
-pub trait Progress {
-    /// A phase begins (`self-play`, `learn`, `evaluate`) with `total` units of work.
-    fn start(&mut self, generation: u64, phase: &str, total: u64);
-    /// `done` more units finished.
-    fn advance(&mut self, done: u64);
-    /// The phase ended; `summary` is one line.
-    fn finish(&mut self, summary: &str);
-}
-
-/// A [`Progress`] that shows nothing.
-pub struct Silent;
-
-impl Progress for Silent {
-    fn start(&mut self, _: u64, _: &str, _: u64) {}
-    fn advance(&mut self, _: u64) {}
-    fn finish(&mut self, _: &str) {}
-}
 
 /// What a finished (or stopped) run reached.
 #[derive(Clone, Debug)]
@@ -85,14 +68,15 @@ impl Default for TrainOptions {
 }
 
 /// Trains `initial`'s game with `config` in `store`, continuing from the newest checkpoint
-/// there if one exists; this process takes every role.
+/// there if one exists; this process takes every role. `handler` hears every report after
+/// the run's event log has it.
 pub fn train<G: Game>(
     initial: &G,
     config: &ResolvedConfig,
     store: &RunStore,
-    progress: &mut dyn Progress,
+    handler: &mut dyn Handler,
 ) -> Result<RunSummary, TrainError> {
-    train_with(initial, config, store, &TrainOptions::default(), progress)
+    train_with(initial, config, store, &TrainOptions::default(), handler)
 }
 
 /// [`train`] with the roles chosen by `options`.
@@ -101,27 +85,33 @@ pub fn train_with<G: Game>(
     config: &ResolvedConfig,
     store: &RunStore,
     options: &TrainOptions,
-    progress: &mut dyn Progress,
+    handler: &mut dyn Handler,
 ) -> Result<RunSummary, TrainError> {
     let device = parse_device(&config.device)?;
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let mut learner = LearnerRole::open(initial, config, store, device)?;
+    let evaluator = match options.evaluate {
+        true => {
+            Some(EvaluatorRole::new(initial, config, device).after(learner.model().try_clone()?))
+        }
+        false => None,
+    };
+    let (mut log, mut trace) = (EventLog::new(store), Log);
     let mut run = Loop {
         initial,
         config,
         store,
-        device,
-        evaluate_here: options.evaluate,
+        evaluator,
+        sink: Sink::new().with(&mut log).with(&mut trace).with(handler),
         clock: Clock::resume(store, learner.generation())?,
-        previous: Some(learner.model().try_clone()?),
         last_eval: None,
         requests_before: store.requests(),
     };
     match config.mode {
-        Mode::Sync => run.sync(&mut learner, progress)?,
+        Mode::Sync => run.sync(&mut learner)?,
         Mode::Async => {
             let actors = options.actors.unwrap_or(config.self_play.threads);
-            run.asynchronous(&mut learner, actors, &options.outbox, progress)?
+            run.asynchronous(&mut learner, actors, &options.outbox)?
         }
     }
     Ok(RunSummary {
@@ -171,11 +161,10 @@ struct Loop<'a, G: Game> {
     initial: &'a G,
     config: &'a ResolvedConfig,
     store: &'a RunStore,
-    device: Device,
-    evaluate_here: bool,
+    /// The evaluator, where this process evaluates.
+    evaluator: Option<EvaluatorRole<'a, G>>,
+    sink: Sink<'a>,
     clock: Clock,
-    /// The last evaluated network, the next evaluation's `previous` opponent.
-    previous: Option<Model>,
     last_eval: Option<EvalReport>,
     /// The store's request count when the generation began.
     requests_before: crate::store::Requests,
@@ -189,14 +178,10 @@ impl<G: Game> Loop<'_, G> {
         (generation as usize) < self.config.generations && !out_of_time
     }
 
-    fn sync(
-        &mut self,
-        learner: &mut LearnerRole<G>,
-        progress: &mut dyn Progress,
-    ) -> Result<(), TrainError> {
+    /// The synchronous loop: each generation plays its games, then learns from them.
+    fn sync(&mut self, learner: &mut LearnerRole<G>) -> Result<(), TrainError> {
         while self.more(learner.generation()) {
             let generation = learner.generation() + 1;
-            let span = info_span!("self_play", generation).entered();
             let held = generation_records(self.store, generation)?;
             // The games already kept are part of the seed: a resumed generation must not
             // replay the very games it already has.
@@ -205,6 +190,7 @@ impl<G: Game> Loop<'_, G> {
                 stream::GENERATION,
                 generation | ((held.len() as u64) << 32),
             ));
+            let span = info_span!("self_play", generation).entered();
             let (records, report) = play_generation(
                 self.initial,
                 self.config,
@@ -213,16 +199,16 @@ impl<G: Game> Loop<'_, G> {
                 generation,
                 held,
                 &mut rng,
-                progress,
+                &mut self.sink,
             )?;
             drop(span);
-            self.finish_generation(learner, generation, &records, report, &mut rng, progress)?;
+            self.finish_generation(learner, generation, &records, report, &mut rng)?;
         }
         Ok(())
     }
 
-    /// Records `generation`'s self-play, then its learning, checkpoint, gate, publication
-    /// and evaluation; its games are `records`.
+    /// Reports `generation`'s games (`records`, whose play `self_play` describes), then
+    /// learns from them, checkpoints, gates, publishes and evaluates.
     fn finish_generation(
         &mut self,
         learner: &mut LearnerRole<G>,
@@ -230,105 +216,70 @@ impl<G: Game> Loop<'_, G> {
         records: &[GameRecord],
         self_play: SelfPlayReport,
         rng: &mut SmallRng,
-        progress: &mut dyn Progress,
     ) -> Result<(), TrainError> {
-        events::record(
-            self.store,
-            "self_play",
+        let at = |learner: &LearnerRole<G>| Moment {
             generation,
-            learner.step(),
-            json!(self_play),
-        )?;
+            step: learner.step(),
+        };
+        self.sink
+            .reported(at(learner), Report::SelfPlay(&self_play))?;
         let span = info_span!("learn", generation).entered();
-        let learned = learner.learn(generation, records, rng, progress);
-        events::record(
-            self.store,
-            "learn",
-            generation,
-            learner.step(),
-            json!(learned),
-        )?;
+        let learned = learner.learn(generation, records, rng, &mut self.sink);
         drop(span);
+        self.sink.reported(at(learner), Report::Learn(&learned))?;
         learner.checkpoint(generation)?;
-        if let Some(report) = learner.gate(generation)? {
-            progress.finish(&format!(
-                "gate: {} ({})",
-                if report.promoted {
-                    "promoted"
-                } else {
-                    "kept the best"
-                },
-                report
-                    .matches
-                    .iter()
-                    .map(|m| format!("{:.0}% vs {}", 100.0 * m.score(), m.opponent))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+        if let Some(gate) = learner.gate(generation)? {
+            self.sink.reported(at(learner), Report::Gate(&gate))?;
         }
         learner.publish()?;
-        let eval = self.evaluate(learner, generation, progress)?;
-        self.record_generation(learner, generation, &self_play, &learned, eval)
+        let evaluation = self.evaluate(learner, generation)?;
+        let report = self.generation_report(&self_play, &learned, evaluation);
+        self.sink
+            .reported(at(learner), Report::Generation(&report))?;
+        self.requests_before = self.store.requests();
+        Ok(())
     }
 
+    /// Evaluates the learner's network if this process evaluates and `generation` is due.
     fn evaluate(
         &mut self,
         learner: &LearnerRole<G>,
         generation: u64,
-        progress: &mut dyn Progress,
     ) -> Result<Option<EvalReport>, TrainError> {
-        if !self.evaluate_here || !is_due(self.config, generation) {
+        let Some(evaluator) = self.evaluator.as_mut() else {
+            return Ok(None);
+        };
+        if !is_due(self.config, generation) {
             return Ok(None);
         }
         let _span = info_span!("evaluate", generation).entered();
-        let report = evaluate(
-            self.initial,
-            self.config,
-            learner.model(),
-            self.previous.as_ref(),
+        let report = evaluator.evaluate(learner.model(), generation, &mut self.sink)?;
+        let at = Moment {
             generation,
-            self.device,
-            progress,
-        )?;
-        events::record(
-            self.store,
-            "evaluate",
-            generation,
-            learner.step(),
-            json!(report),
-        )?;
-        self.previous = Some(learner.model().try_clone()?);
+            step: learner.step(),
+        };
+        self.sink.reported(at, Report::Evaluate(&report))?;
         self.last_eval = Some(report.clone());
         Ok(Some(report))
     }
 
-    fn record_generation(
-        &mut self,
-        learner: &LearnerRole<G>,
-        generation: u64,
+    fn generation_report(
+        &self,
         self_play: &SelfPlayReport,
         learned: &LearnerReport,
-        eval: Option<EvalReport>,
-    ) -> Result<(), TrainError> {
-        events::record(
-            self.store,
-            "generation",
-            generation,
-            learner.step(),
-            json!({
-                "train_seconds": self.clock.seconds(),
-                "games": self_play.games,
-                "positions_per_second": self_play.positions_per_second,
-                "mean_length": self_play.mean_length,
-                "loss": learned.final_losses,
-                "window_positions": learned.window_positions,
-                "evaluation": eval,
-                "store_requests": self.store.requests() - self.requests_before,
-                "memory_mib": crate::metrics::resident_memory_mib(),
-            }),
-        )?;
-        self.requests_before = self.store.requests();
-        Ok(())
+        evaluation: Option<EvalReport>,
+    ) -> GenerationReport {
+        GenerationReport {
+            train_seconds: self.clock.seconds(),
+            games: self_play.games,
+            positions_per_second: self_play.positions_per_second,
+            mean_length: self_play.mean_length,
+            loss: learned.final_losses,
+            window_positions: learned.window_positions,
+            evaluation,
+            store_requests: self.store.requests() - self.requests_before,
+            memory_mib: crate::metrics::resident_memory_mib(),
+        }
     }
 
     /// The asynchronous loop: `actors` actor threads play on while each generation waits
@@ -338,7 +289,6 @@ impl<G: Game> Loop<'_, G> {
         learner: &mut LearnerRole<G>,
         actors: usize,
         outbox: &std::path::Path,
-        progress: &mut dyn Progress,
     ) -> Result<(), TrainError> {
         let stop = AtomicBool::new(false);
         let base_id = crate::actor::default_actor_id();
@@ -359,11 +309,12 @@ impl<G: Game> Loop<'_, G> {
                         (self.initial, self.config, self.store.clone(), &stop);
                     scope.spawn(move || {
                         let mut actor = Actor::new(initial, store, config, options)?;
-                        actor.run(stop, |event| tracing::debug!(?event, "actor"))
+                        actor.run(stop, &mut Log)
                     })
                 })
                 .collect();
-            let result = self.learn_from_actors(learner, &handles, progress);
+            let stopped = || handles.iter().any(|actor| actor.is_finished());
+            let result = self.learn_from_actors(learner, &stopped);
             stop.store(true, Ordering::Relaxed);
             for handle in handles {
                 let joined = handle.join().expect("actor threads do not panic");
@@ -375,11 +326,13 @@ impl<G: Game> Loop<'_, G> {
         })
     }
 
-    fn learn_from_actors<T>(
+    /// Each generation: the actors' unread batches, once they hold enough games, then
+    /// learning from them; stops with an error once `actor_stopped` says an actor thread
+    /// ended.
+    fn learn_from_actors(
         &mut self,
         learner: &mut LearnerRole<G>,
-        actors: &[std::thread::ScopedJoinHandle<'_, Result<T, TrainError>>],
-        progress: &mut dyn Progress,
+        actor_stopped: &dyn Fn() -> bool,
     ) -> Result<(), TrainError> {
         let mut inbox = Inbox::open(self.store)?;
         // Positions reach the learner while it trains too: their rate is taken over the
@@ -394,9 +347,9 @@ impl<G: Game> Loop<'_, G> {
                     self.config,
                     generation,
                     learner.published(),
-                    actors,
+                    actor_stopped,
                     &|record: &GameRecord| record.check(self.initial),
-                    progress,
+                    &mut self.sink,
                 )?,
             };
             inbox.mark(&manifest);
@@ -404,136 +357,33 @@ impl<G: Game> Loop<'_, G> {
                 &layout::ingested(generation),
                 &serde_json::to_vec(&manifest).expect("manifests serialise"),
             )?;
-            let mut report = self_play_report(&records, &SelfPlayCounters::default());
-            let positions: usize = records
-                .iter()
-                .map(|r| r.stats.iter().flatten().count())
-                .sum();
-            report.positions_per_second =
-                positions as f64 / since.elapsed().as_secs_f64().max(1e-9);
+            let report = actors_report(&records, &manifest, since.elapsed().as_secs_f64());
             since = Instant::now();
-            report.actors = manifest
-                .batches
-                .iter()
-                .filter_map(|name| name.rsplit('/').nth(1))
-                .collect::<HashSet<_>>()
-                .len();
-            report.stale_batches = manifest.stale.len();
             let mut rng = SmallRng::seed_from_u64(derive_seed(
                 self.config.seed,
                 stream::GENERATION,
                 generation,
             ));
-            self.finish_generation(learner, generation, &records, report, &mut rng, progress)?;
+            self.finish_generation(learner, generation, &records, report, &mut rng)?;
         }
         Ok(())
     }
 }
 
-/// The actor batches an asynchronous learner has not read yet.
-struct Inbox<'a> {
-    store: &'a RunStore,
-    /// Batches read (or passed over) by earlier generations.
-    taken: BTreeSet<String>,
-}
-
-impl<'a> Inbox<'a> {
-    fn open(store: &'a RunStore) -> Result<Inbox<'a>, TrainError> {
-        let mut taken = BTreeSet::new();
-        for name in store.list(layout::INGESTED)? {
-            let Some(generation) = layout::json_generation(&name) else {
-                continue;
-            };
-            if let Some(manifest) = crate::learner::manifest(store, generation)? {
-                taken.extend(manifest.batches);
-                taken.extend(manifest.stale);
-            }
-        }
-        Ok(Inbox { store, taken })
-    }
-
-    fn mark(&mut self, manifest: &Manifest) {
-        self.taken.extend(manifest.batches.iter().cloned());
-        self.taken.extend(manifest.stale.iter().cloned());
-    }
-
-    /// Waits until unread batches hold `games_per_generation` games, then takes every
-    /// unread batch (fast actors leave nothing unread; `replay.reuse` bounds how often each
-    /// position is trained on), passing over those played by checkpoints more than
-    /// `replay.max_staleness` generations old.
-    fn collect<T>(
-        &mut self,
-        config: &RunConfig,
-        generation: u64,
-        newest_published: u64,
-        actors: &[std::thread::ScopedJoinHandle<'_, Result<T, TrainError>>],
-        check: &dyn Fn(&GameRecord) -> Result<(), String>,
-        progress: &mut dyn Progress,
-    ) -> Result<(Manifest, Vec<GameRecord>), TrainError> {
-        let wanted = config.self_play.games_per_generation;
-        let mut manifest = Manifest::default();
-        let mut records = Vec::new();
-        let mut games = 0;
-        progress.start(generation, "games", wanted as u64);
-        while games < wanted {
-            for name in self.store.list(layout::ACTOR_GAMES)? {
-                let name = format!("{}/{name}", layout::ACTOR_GAMES);
-                if self.taken.contains(&name)
-                    || manifest.batches.contains(&name)
-                    || manifest.stale.contains(&name)
-                {
-                    continue;
-                }
-                let played_by = layout::batch_checkpoint(&name).unwrap_or(0);
-                if played_by + config.replay.max_staleness < newest_published {
-                    manifest.stale.push(name);
-                    continue;
-                }
-                // A batch no actor of this build could have written (cut, edited, another
-                // game's) is set aside with a warning, never trained on.
-                let batch = match read_batch(self.store, &name) {
-                    Ok(batch) => batch.unwrap_or_default(),
-                    Err(e @ TrainError::BadRecord { .. }) => {
-                        tracing::warn!("{e}; the batch is set aside");
-                        manifest.stale.push(name);
-                        continue;
-                    }
-                    Err(e) => return Err(e),
-                };
-                let broken = batch
-                    .iter()
-                    .enumerate()
-                    .find_map(|(i, record)| check(record).err().map(|why| (i + 1, why)));
-                if let Some((game, why)) = broken {
-                    tracing::warn!(
-                        "{}: game {game}: {why}; the batch is set aside",
-                        self.store.display(&name)
-                    );
-                    manifest.stale.push(name);
-                    continue;
-                }
-                manifest.batches.push(name);
-                games += batch.len();
-                progress.advance(batch.len() as u64);
-                records.extend(batch);
-            }
-            if games < wanted {
-                if actors.iter().any(|a| a.is_finished()) {
-                    return Err(TrainError::Store {
-                        location: self.store.location().to_string(),
-                        reason: "an actor thread stopped".into(),
-                    });
-                }
-                std::thread::sleep(Duration::from_millis(500));
-            }
-        }
-        progress.finish(&format!(
-            "{games} games in {} batches ({} stale passed over)",
-            manifest.batches.len(),
-            manifest.stale.len()
-        ));
-        Ok((manifest, records))
-    }
+/// The report of an asynchronous generation's games: `records`, read from the batches
+/// `manifest` names over `seconds`.
+fn actors_report(records: &[GameRecord], manifest: &Manifest, seconds: f64) -> SelfPlayReport {
+    let mut report = self_play_report(records, &SelfPlayCounters::default());
+    let positions: usize = records.iter().map(GameRecord::samples).sum();
+    report.positions_per_second = positions as f64 / seconds.max(1e-9);
+    report.actors = manifest
+        .batches
+        .iter()
+        .filter_map(|name| name.rsplit('/').nth(1))
+        .collect::<HashSet<_>>()
+        .len();
+    report.stale_batches = manifest.stale.len();
+    report
 }
 
 /// Plays what generation `generation` still lacks beside the `records` it holds, written in
@@ -547,12 +397,12 @@ fn play_generation<G: Game>(
     generation: u64,
     mut records: Vec<GameRecord>,
     rng: &mut SmallRng,
-    progress: &mut dyn Progress,
+    progress: &mut dyn Handler,
 ) -> Result<(Vec<GameRecord>, SelfPlayReport), TrainError> {
     let wanted = config.self_play.games_per_generation;
     let needed = wanted.saturating_sub(records.len());
-    progress.start(generation, "self-play", wanted as u64);
-    progress.advance(records.len() as u64);
+    progress.phase_started(generation, Phase::SelfPlay, wanted as u64);
+    progress.phase_advanced(records.len() as u64);
     let mut next_batch = store.list(&layout::generation_games(generation))?.len();
     let mut pending: Vec<GameRecord> = Vec::new();
     let mut write = |batch: &mut Vec<GameRecord>| -> Result<(), TrainError> {
@@ -574,7 +424,7 @@ fn play_generation<G: Game>(
         |record| {
             pending.push(record.clone());
             played.push(record);
-            progress.advance(1);
+            progress.phase_advanced(1);
             if pending.len() >= config.self_play.games_per_batch {
                 write(&mut pending)?;
             }
@@ -584,13 +434,6 @@ fn play_generation<G: Game>(
     write(&mut pending)?;
     records.extend(played);
     let report = self_play_report(&records, &counters);
-    progress.finish(&format!(
-        "{} games, {:.1} plies/game, {:.0} positions/s, {:.0} evals/s",
-        report.games,
-        report.mean_length,
-        report.positions_per_second,
-        report.evaluations_per_second
-    ));
     Ok((records, report))
 }
 
@@ -622,6 +465,8 @@ fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> Self
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sink::Silent;
+    use zerosum_nn::Model;
 
     fn scratch(name: &str) -> (std::path::PathBuf, RunStore) {
         let dir = std::env::temp_dir().join(format!("zerosum-run-{name}-{}", std::process::id()));
@@ -683,6 +528,45 @@ mod tests {
             .map(|e| e["event"].as_str().unwrap().to_string())
             .collect();
         assert_eq!(kinds, ["self_play", "learn", "generation"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Remembers the phases and the kinds of report it hears.
+    #[derive(Default)]
+    struct Listener {
+        phases: Vec<String>,
+        reports: Vec<String>,
+    }
+
+    impl Handler for Listener {
+        fn phase_started(&mut self, generation: u64, phase: Phase, _: u64) {
+            self.phases.push(format!("{generation} {}", phase.name()));
+        }
+        fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
+            let (kind, _) = report.event().expect("the loop reports generations' steps");
+            self.reports.push(format!("{} {kind}", at.generation));
+            Ok(())
+        }
+    }
+
+    /// The caller's handler hears each step as the run's event log keeps it, in order.
+    #[test]
+    fn a_callers_handler_hears_what_the_event_log_keeps() {
+        let (dir, store) = scratch("handler");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let mut listener = Listener::default();
+        train(&game, &tiny("generations = 2"), &store, &mut listener).unwrap();
+        let logged: Vec<String> = events::read(&store)
+            .unwrap()
+            .iter()
+            .map(|e| format!("{} {}", e["generation"], e["event"].as_str().unwrap()))
+            .collect();
+        assert_eq!(listener.reports, logged);
+        assert_eq!(logged.len(), 6, "{logged:?}");
+        assert_eq!(
+            listener.phases,
+            ["1 self-play", "1 learn", "2 self-play", "2 learn"]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -759,10 +643,7 @@ mod tests {
         .unwrap();
         assert_eq!(records.len(), 7);
         assert_eq!(counters.games, 7);
-        let recorded: usize = records
-            .iter()
-            .map(|r| r.stats.iter().filter(|s| s.is_some()).count())
-            .sum();
+        let recorded: usize = records.iter().map(GameRecord::samples).sum();
         assert_eq!(recorded as u64, counters.positions);
         for record in &records {
             record.replay(&game).unwrap();

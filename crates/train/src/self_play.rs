@@ -121,13 +121,9 @@ pub fn self_play_until<G: Game, E: Evaluator<G> + ?Sized>(
         positions: 0,
     };
     let active = config.batch_games.min(num_games);
-    let mut trees: Vec<Tree<G>> = Vec::with_capacity(active);
-    let mut slots: Vec<Slot> = Vec::with_capacity(active);
-    for _ in 0..active {
-        let (tree, slot) = new_game(initial, search, config, rng);
-        trees.push(tree);
-        slots.push(slot);
-    }
+    let (mut trees, mut slots): (Vec<Tree<G>>, Vec<Slot>) = (0..active)
+        .map(|_| new_game(initial, search, config, rng))
+        .unzip();
     let mut started = active;
     let mut budgets = Vec::with_capacity(active);
     while !trees.is_empty() && !stop.load(Ordering::Relaxed) {
@@ -155,40 +151,17 @@ pub fn self_play_until<G: Game, E: Evaluator<G> + ?Sized>(
                 index += 1;
                 continue;
             }
-            let tree = &mut trees[index];
-            let ply = slot.actions.len();
-            let temperature = if ply < config.temperature_plies {
-                config.temperature
-            } else {
-                0.0
-            };
-            let action = tree
-                .choose_action_by(search.final_choice, temperature, rng)
-                .expect("trees of unfinished games have children");
-            let result = tree.result(search);
-            slot.stats.push(slot.full.then_some(MoveStats {
-                policy: result.policy_target,
-                value: result.root_value,
-            }));
-            slot.actions.push(action);
-            tree.advance(action, search.keeps_subtree());
-            if !tree.root_position().is_terminal() {
-                start_move(tree, slot, search, config, rng);
+            if !play_move(&mut trees[index], slot, search, config, rng) {
                 index += 1;
                 continue;
             }
             counters.games += 1;
             counters.positions += slot.stats.iter().filter(|s| s.is_some()).count() as u64;
-            let finished = Slot {
-                actions: std::mem::take(&mut slot.actions),
-                stats: std::mem::take(&mut slot.stats),
-                ..*slot
-            };
             on_game(GameRecord::new(
                 initial,
                 ["self-play".to_string(), "self-play".to_string()],
-                finished.actions,
-                finished.stats,
+                std::mem::take(&mut slot.actions),
+                std::mem::take(&mut slot.stats),
             ));
             if started < num_games {
                 started += 1;
@@ -207,6 +180,37 @@ pub fn self_play_until<G: Game, E: Evaluator<G> + ?Sized>(
     counters.cache_hits = cache.hits;
     counters.seconds = start.elapsed().as_secs_f64();
     counters
+}
+
+/// Plays the move `tree`'s finished search chose, recorded in `slot`, and sets up the
+/// next one; returns whether the game is over.
+fn play_move<G: Game>(
+    tree: &mut Tree<G>,
+    slot: &mut Slot,
+    search: &SearchConfig,
+    config: &SelfPlayConfig,
+    rng: &mut SmallRng,
+) -> bool {
+    let temperature = if slot.actions.len() < config.temperature_plies {
+        config.temperature
+    } else {
+        0.0
+    };
+    let action = tree
+        .choose_action_by(search.final_choice, temperature, rng)
+        .expect("trees of unfinished games have children");
+    let result = tree.result(search);
+    slot.stats.push(slot.full.then_some(MoveStats {
+        policy: result.policy_target,
+        value: result.root_value,
+    }));
+    slot.actions.push(action);
+    tree.advance(action, search.keeps_subtree());
+    if tree.root_position().is_terminal() {
+        return true;
+    }
+    start_move(tree, slot, search, config, rng);
+    false
 }
 
 /// A new game: the opening's random plies (not recorded) already played, the first searched

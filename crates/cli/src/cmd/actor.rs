@@ -7,7 +7,9 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 use zerosum_games::with_game;
 use zerosum_train::actor::{default_actor_id, outbox_for};
-use zerosum_train::{Actor, ActorEvent, ActorOptions};
+use zerosum_train::{Actor, ActorOptions};
+
+use crate::progress::Console;
 
 use super::common::{join_run, outbox_dir};
 
@@ -63,7 +65,7 @@ pub fn run(args: Args) -> Result<()> {
     );
     let summary = with_game!(&game, g => {
         let mut actor = Actor::new(g, store.clone(), &config, options.clone())?;
-        actor.run(&stop, report)
+        actor.run(&stop, &mut Console::new())
     })?;
     let requests = summary.requests;
     println!(
@@ -86,27 +88,4 @@ pub fn run(args: Args) -> Result<()> {
         }
     );
     Ok(())
-}
-
-fn report(event: ActorEvent) {
-    match event {
-        ActorEvent::Loaded { generation } => {
-            println!("playing with checkpoint gen-{generation:04}")
-        }
-        ActorEvent::Batch {
-            name,
-            games,
-            positions_per_second,
-        } => println!("{name}: {games} games, {positions_per_second:.0} positions/s"),
-        ActorEvent::Waiting {
-            batches,
-            reason,
-            retry_in,
-        } => eprintln!(
-            "warning: {reason}; {batches} batches wait in the outbox, next try in {:.1} s",
-            retry_in.as_secs_f64()
-        ),
-        ActorEvent::Uploaded { batches } => println!("uploaded {batches} batches from the outbox"),
-        ActorEvent::RunComplete => println!("the run has trained its last generation"),
-    }
 }

@@ -8,7 +8,7 @@ use zerosum_games::with_game;
 use zerosum_train::evaluator;
 
 use super::common::join_run;
-use crate::progress::Bars;
+use crate::progress::Console;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -35,7 +35,7 @@ pub fn run(args: Args) -> Result<()> {
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let stop = Arc::new(AtomicBool::new(false));
     super::common::stop_on_signals(&stop)?;
-    let done = with_game!(&game, g => evaluator::follow(g, &config, &store, &stop, args.follow, &mut Bars::new()))?;
+    let done = with_game!(&game, g => evaluator::follow(g, &config, &store, &stop, args.follow, &mut Console::new()))?;
     println!("evaluated {} checkpoints: {:?}", done.len(), done);
     Ok(())
 }

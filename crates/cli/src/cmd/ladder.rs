@@ -4,7 +4,7 @@ use anyhow::Result;
 use zerosum_games::with_game;
 use zerosum_train::{layout, run_ladder, LadderOptions, PlayerSpec, RunConfig, RunStore};
 
-use crate::progress::Bars;
+use crate::progress::Console;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> Result<()> {
         opening_plies: args.opening_plies.unwrap_or(config.arena.opening_plies),
     };
     let report =
-        with_game!(&game, g => run_ladder(g, &config, &store, &options, &mut Bars::new()))?;
+        with_game!(&game, g => run_ladder(g, &config, &store, &options, &mut Console::new()))?;
     for m in &report.matches {
         println!("  {m}");
     }

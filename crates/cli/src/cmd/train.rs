@@ -5,7 +5,7 @@ use zerosum_games::with_game;
 use zerosum_train::{layout, train_with, Mode, RunConfig, RunStore, TrainOptions};
 
 use super::common::{outbox_dir, resolve_config, GameArgs};
-use crate::progress::Bars;
+use crate::progress::Console;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -85,7 +85,7 @@ pub fn run(args: Args) -> Result<()> {
         outbox: outbox_dir(),
     };
     let summary =
-        with_game!(&game, g => train_with(g, &config, &store, &options, &mut Bars::new()))?;
+        with_game!(&game, g => train_with(g, &config, &store, &options, &mut Console::new()))?;
     println!(
         "done: generation {}, {} steps, {:.0}s of training; latest checkpoint {}",
         summary.generation,

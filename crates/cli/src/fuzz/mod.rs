@@ -382,7 +382,7 @@ mod tests {
                     1 => panic!("one"),
                     2 => Err("two".into()),
                     3 => {
-                        std::thread::sleep(Duration::from_secs(3));
+                        std::thread::sleep(Duration::from_secs(20));
                         Ok(())
                     }
                     _ => Ok(()),
@@ -392,7 +392,9 @@ mod tests {
         let target = Target {
             name: "picky",
             about: "",
-            bound: Duration::from_millis(500),
+            // Far above a panic's cost: printing a backtrace of this binary can take
+            // a second on a loaded machine.
+            bound: Duration::from_secs(5),
             build: || Box::new(Picky),
         };
         let mut seen = [false; 3];

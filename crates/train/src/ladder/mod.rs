@@ -25,7 +25,7 @@ use crate::config::RunConfig;
 use crate::error::TrainError;
 use crate::history::RunHistory;
 use crate::players::{build_agent, PlayerSpec};
-use crate::run::Progress;
+use crate::sink::{Handler, Moment, Phase, Report};
 use crate::store::RunStore;
 use ratings::{fit_ratings, PairResult, Rating};
 
@@ -208,7 +208,7 @@ pub fn run_ladder<G: Game>(
     config: &RunConfig,
     store: &RunStore,
     options: &LadderOptions,
-    progress: &mut dyn Progress,
+    progress: &mut dyn Handler,
 ) -> Result<LadderReport, TrainError> {
     let players = ladder_players(store, &options.anchors)?;
     if !players.iter().any(|p| p.generation.is_some()) {
@@ -221,9 +221,9 @@ pub fn run_ladder<G: Game>(
     zerosum_nn::init_torch(options.seed, match_torch_threads(config.torch_threads));
     let pairs = schedule(&players);
     let newest = players.iter().filter_map(|p| p.generation).max();
-    progress.start(
+    progress.phase_started(
         newest.unwrap_or(0),
-        "ladder",
+        Phase::Ladder,
         (pairs.len() * options.games) as u64,
     );
     let mut matches = Vec::with_capacity(pairs.len());
@@ -247,7 +247,7 @@ pub fn run_ladder<G: Game>(
             options.games,
             options.opening_plies,
             &mut rng,
-            |_, _| progress.advance(1),
+            |_, _| progress.phase_advanced(1),
         )?;
         report.player = players[a].name.clone();
         report.opponent = players[b].name.clone();
@@ -285,7 +285,11 @@ pub fn run_ladder<G: Game>(
         entries,
         matches,
     };
-    progress.finish(&report.headline().unwrap_or_default());
+    let at = Moment {
+        generation: newest.unwrap_or(0),
+        step: 0,
+    };
+    progress.reported(at, Report::Ladder(&report))?;
     for (index, entry) in report.entries.iter().enumerate() {
         crate::events::record_named(
             store,
@@ -340,7 +344,7 @@ fn ladder_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::Silent;
+    use crate::sink::Silent;
     use zerosum_games::tic_tac_toe::TicTacToe;
 
     fn checkpoint(generation: u64) -> LadderPlayer {

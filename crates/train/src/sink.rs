@@ -1,0 +1,272 @@
+//! One sink for everything the roles report. Each step of a role (a generation's games, the
+//! learner's training, a gate, an evaluation, an actor's batch) returns a typed [`Report`];
+//! the loop hands it to a [`Handler`], and whatever listens (the run's event log, the
+//! command line's progress bars, the log) is one handler among those a [`Sink`] fans out to,
+//! as the loop of AlphaZero.jl reports to its handlers.
+
+use serde::Serialize;
+use serde_json::Value;
+use zerosum_nn::Losses;
+
+use crate::actor::ActorEvent;
+use crate::error::TrainError;
+use crate::gating::GateReport;
+use crate::ladder::LadderReport;
+use crate::metrics::{EvalReport, LearnerReport, SelfPlayReport};
+
+/// A stretch of work that reports progress as it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// A synchronous generation's games, played here.
+    SelfPlay,
+    /// An asynchronous generation's games, read from the actors' batches.
+    Collect,
+    /// Gradient steps.
+    Learn,
+    /// Evaluation games.
+    Evaluate,
+    /// A ladder's games.
+    Ladder,
+}
+
+impl Phase {
+    /// A short name for progress bars.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::SelfPlay => "self-play",
+            Phase::Collect => "games",
+            Phase::Learn => "learn",
+            Phase::Evaluate => "evaluate",
+            Phase::Ladder => "ladder",
+        }
+    }
+}
+
+/// Where a report belongs: the generation it is part of and the learner's step count then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Moment {
+    /// The generation (for an actor, that of the checkpoint it plays).
+    pub generation: u64,
+    /// Gradient steps taken in all.
+    pub step: u64,
+}
+
+/// What closes a generation: the headline numbers of its steps, the run's clock and the
+/// process's footprint.
+#[derive(Clone, Debug, Serialize)]
+pub struct GenerationReport {
+    /// Training wall time so far, all sessions of the run together.
+    pub train_seconds: f64,
+    /// Games the generation trained on.
+    pub games: usize,
+    /// Recorded positions per second (see [`SelfPlayReport::positions_per_second`]).
+    pub positions_per_second: f64,
+    /// Mean game length in plies.
+    pub mean_length: f64,
+    /// The losses of the last tenth of the generation's steps.
+    pub loss: Losses,
+    /// Positions in the replay window.
+    pub window_positions: usize,
+    /// The generation's evaluation, if it had one.
+    pub evaluation: Option<EvalReport>,
+    /// Storage requests made during the generation.
+    pub store_requests: crate::store::Requests,
+    /// This process's resident memory at the end, in MiB (Linux).
+    pub memory_mib: Option<f64>,
+}
+
+/// A finished step of a role.
+#[derive(Clone, Copy, Debug)]
+pub enum Report<'a> {
+    /// A generation's games, played here or read from actors.
+    SelfPlay(&'a SelfPlayReport),
+    /// The learner's steps of a generation.
+    Learn(&'a LearnerReport),
+    /// A gating decision.
+    Gate(&'a GateReport),
+    /// A checkpoint's evaluation.
+    Evaluate(&'a EvalReport),
+    /// The end of a generation.
+    Generation(&'a GenerationReport),
+    /// A ladder's ratings.
+    Ladder(&'a LadderReport),
+    /// Something an actor did.
+    Actor(&'a ActorEvent),
+}
+
+impl Report<'_> {
+    /// The report's kind in the run's event log, and its fields there; `None` for the
+    /// reports the log does not keep per generation (ladders write their own lines, actors
+    /// write batches).
+    pub fn event(&self) -> Option<(&'static str, Value)> {
+        Some(match self {
+            Report::SelfPlay(report) => ("self_play", fields(*report)),
+            Report::Learn(report) => ("learn", fields(*report)),
+            Report::Gate(report) => ("gate", fields(*report)),
+            Report::Evaluate(report) => ("evaluate", fields(*report)),
+            Report::Generation(report) => ("generation", fields(*report)),
+            Report::Ladder(_) | Report::Actor(_) => return None,
+        })
+    }
+}
+
+fn fields<T: Serialize>(report: &T) -> Value {
+    serde_json::to_value(report).expect("reports serialise")
+}
+
+/// Listens to the roles. Every method ignores what it is told unless a handler says
+/// otherwise, so a handler names only what it listens to.
+pub trait Handler {
+    /// `phase` of `generation` begins, with `total` units of work.
+    fn phase_started(&mut self, _generation: u64, _phase: Phase, _total: u64) {}
+    /// `done` more units of the phase finished.
+    fn phase_advanced(&mut self, _done: u64) {}
+    /// A step finished; an error (the event log could not be written) stops the run.
+    fn reported(&mut self, _at: Moment, _report: Report<'_>) -> Result<(), TrainError> {
+        Ok(())
+    }
+}
+
+/// The handler that listens to nothing.
+pub struct Silent;
+
+impl Handler for Silent {}
+
+/// Writes each report to the log (`tracing`): generations' steps at info level, actors'
+/// doings at debug level. `ZEROSUM_LOG=info` shows them.
+pub struct Log;
+
+impl Handler for Log {
+    fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
+        match (report, report.event()) {
+            (Report::Actor(event), _) => tracing::debug!(generation = at.generation, ?event),
+            (Report::Ladder(ladder), _) => {
+                tracing::info!(ladder = ladder.ladder, headline = ?ladder.headline())
+            }
+            (_, Some((kind, fields))) => {
+                tracing::info!(generation = at.generation, step = at.step, kind, %fields)
+            }
+            (_, None) => {}
+        }
+        Ok(())
+    }
+}
+
+/// Hands everything to each of its handlers in turn; the first error stops the report there
+/// and is returned.
+#[derive(Default)]
+pub struct Sink<'a> {
+    handlers: Vec<&'a mut dyn Handler>,
+}
+
+impl<'a> Sink<'a> {
+    /// A sink with no handlers.
+    pub fn new() -> Sink<'a> {
+        Sink::default()
+    }
+
+    /// The sink with `handler` listening after those already there.
+    pub fn with(mut self, handler: &'a mut dyn Handler) -> Sink<'a> {
+        self.handlers.push(handler);
+        self
+    }
+}
+
+impl Handler for Sink<'_> {
+    fn phase_started(&mut self, generation: u64, phase: Phase, total: u64) {
+        for handler in &mut self.handlers {
+            handler.phase_started(generation, phase, total);
+        }
+    }
+
+    fn phase_advanced(&mut self, done: u64) {
+        for handler in &mut self.handlers {
+            handler.phase_advanced(done);
+        }
+    }
+
+    fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
+        self.handlers
+            .iter_mut()
+            .try_for_each(|handler| handler.reported(at, report))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Remembers what it heard, one line per call.
+    #[derive(Default)]
+    struct Heard(Vec<String>);
+
+    impl Handler for Heard {
+        fn phase_started(&mut self, generation: u64, phase: Phase, total: u64) {
+            self.0
+                .push(format!("start {generation} {} {total}", phase.name()));
+        }
+        fn phase_advanced(&mut self, done: u64) {
+            self.0.push(format!("advance {done}"));
+        }
+        fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
+            let kind = report.event().map_or("other", |(kind, _)| kind);
+            self.0.push(format!("{kind} {} {}", at.generation, at.step));
+            Ok(())
+        }
+    }
+
+    /// Fails every report.
+    struct Broken;
+
+    impl Handler for Broken {
+        fn reported(&mut self, _: Moment, _: Report<'_>) -> Result<(), TrainError> {
+            Err(TrainError::Store {
+                location: "memory".into(),
+                reason: "the log is full".into(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_sink_hands_everything_to_each_handler_in_order() {
+        let (mut first, mut second) = (Heard::default(), Heard::default());
+        let mut sink = Sink::new().with(&mut first).with(&mut second);
+        sink.phase_started(3, Phase::Learn, 10);
+        sink.phase_advanced(4);
+        let at = Moment {
+            generation: 3,
+            step: 40,
+        };
+        sink.reported(at, Report::Learn(&LearnerReport::default()))
+            .unwrap();
+        sink.reported(at, Report::Actor(&ActorEvent::RunComplete))
+            .unwrap();
+        drop(sink);
+        let expected = ["start 3 learn 10", "advance 4", "learn 3 40", "other 3 40"];
+        assert_eq!(first.0, expected);
+        assert_eq!(second.0, expected);
+    }
+
+    #[test]
+    fn the_first_failing_handler_stops_the_report() {
+        let (mut broken, mut after) = (Broken, Heard::default());
+        let mut sink = Sink::new().with(&mut broken).with(&mut after);
+        let report = SelfPlayReport::default();
+        let result = sink.reported(Moment::default(), Report::SelfPlay(&report));
+        assert!(result.unwrap_err().to_string().contains("the log is full"));
+        drop(sink);
+        assert!(after.0.is_empty());
+    }
+
+    #[test]
+    fn events_carry_the_reports_fields() {
+        let report = SelfPlayReport {
+            games: 7,
+            ..SelfPlayReport::default()
+        };
+        let (kind, fields) = Report::SelfPlay(&report).event().unwrap();
+        assert_eq!(kind, "self_play");
+        assert_eq!(fields["games"], 7);
+        assert!(Report::Actor(&ActorEvent::RunComplete).event().is_none());
+    }
+}
