@@ -6,6 +6,8 @@
 #     tests and scripts/cluster-demo.sh start on 127.0.0.1 (scripts/s3-server.sh)
 #   - .venv/torch, a link to that wheel's torch package (read by .cargo/config.toml)
 #   - target/release/zerosum
+#   - the Python package `zerosum` (crates/python, built with maturin) installed into .venv,
+#     with OpenSpiel (open_spiel, whose games it trains) and pytest for its tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,9 @@ TORCH_VERSION=2.13.0
 SAFETENSORS_VERSION=0.8.0
 SEAWEEDFS_VERSION=4.48
 BOTO3_VERSION=1.44.5
+MATURIN_VERSION=1.16.0
+OPEN_SPIEL_VERSION=2.0.2
+PYTEST_VERSION=9.2.0
 PYTHON=${PYTHON:-python3}
 
 if [ ! -x .venv/bin/python ]; then
@@ -43,6 +48,15 @@ if [ "$abi" != 1 ]; then
   exit 1
 fi
 
+if ! .venv/bin/python -c 'import maturin, pyspiel, pytest' 2>/dev/null; then
+  echo "setup: installing maturin, open_spiel and pytest into .venv (the Python package and its tests)"
+  .venv/bin/pip install --quiet --disable-pip-version-check \
+    "maturin==$MATURIN_VERSION" "open_spiel==$OPEN_SPIEL_VERSION" "pytest==$PYTEST_VERSION"
+fi
+
 echo "setup: building zerosum (release)"
 cargo build --release --locked -p zerosum
-echo "setup: done; the binary is target/release/zerosum"
+echo "setup: building the Python package zerosum into .venv (release)"
+VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --release --locked --quiet \
+  -m crates/python/Cargo.toml
+echo "setup: done; the binary is target/release/zerosum, and .venv/bin/python can import zerosum"

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: formatting, lints, every crate's tests in release mode (the
-# end-to-end tic-tac-toe training test needs optimised code), then the end-to-end scripts
-# that drive the binary from outside (a real browser, a UCI client). Sets up first if needed.
+# end-to-end tic-tac-toe training test needs optimised code), the Python package's tests
+# (pytest; the package itself, a cdylib, is built by setup.sh through maturin, so cargo test
+# leaves it out), then the end-to-end scripts that drive the binary from outside (a real
+# browser, a UCI client). Sets up first if needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 cargo fmt --all --check
 cargo clippy --release --workspace --all-targets --locked -- -D warnings
-cargo test --release --workspace --locked
+cargo test --release --workspace --exclude zerosum-python --locked
+.venv/bin/python -m pytest -q crates/python/tests
 ZEROSUM_SKIP_BUILD=1 ./scripts/browser-test.sh
 ./scripts/uci-selfplay.py

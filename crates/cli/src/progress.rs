@@ -2,7 +2,6 @@
 //! line per finished step on stdout, both drawn from the reports the roles hand their sink.
 
 use indicatif::{ProgressBar, ProgressStyle};
-use zerosum_train::metrics::{EvalReport, LearnerReport, SelfPlayReport};
 use zerosum_train::{ActorEvent, Handler, Moment, Phase, Report, TrainError};
 
 /// The command line's [`Handler`]: bars while a phase runs, one summary line when it ends.
@@ -65,100 +64,23 @@ impl Handler for Console {
     }
 
     fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
-        let generation = at.generation;
-        let phase = self.phase;
+        let Some(summary) = report.summary() else {
+            return Ok(());
+        };
         match report {
-            Report::SelfPlay(games) => self.finish(generation, phase, &self_play_line(games)),
-            Report::Learn(learned) => self.finish(generation, "learn", &learn_line(learned)),
-            Report::Gate(gate) => {
-                let matches = gate
-                    .matches
-                    .iter()
-                    .map(|m| format!("{:.0}% vs {}", 100.0 * m.score(), m.opponent))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                let verdict = match gate.promoted {
-                    true => "promoted",
-                    false => "kept the best",
+            Report::Actor(ActorEvent::Waiting { .. }) => eprintln!("warning: {summary}"),
+            Report::Actor(_) => println!("{summary}"),
+            _ => {
+                let phase = match report {
+                    Report::SelfPlay(_) => self.phase,
+                    Report::Learn(_) => "learn",
+                    Report::Gate(_) => "gate",
+                    Report::Evaluate(_) => "evaluate",
+                    _ => "ladder",
                 };
-                self.finish(generation, "gate", &format!("{verdict} ({matches})"));
+                self.finish(at.generation, phase, &summary);
             }
-            Report::Evaluate(eval) => self.finish(generation, "evaluate", &evaluate_line(eval)),
-            Report::Ladder(ladder) => {
-                let headline = ladder.headline().unwrap_or_default();
-                self.finish(generation, "ladder", &headline);
-            }
-            Report::Actor(event) => actor_line(event),
-            Report::Generation(_) => {}
         }
         Ok(())
-    }
-}
-
-fn self_play_line(report: &SelfPlayReport) -> String {
-    if report.actors > 0 || report.stale_batches > 0 {
-        return format!(
-            "{} games from {} actors, {:.1} plies/game, {:.0} positions/s ({} stale batches passed over)",
-            report.games,
-            report.actors,
-            report.mean_length,
-            report.positions_per_second,
-            report.stale_batches
-        );
-    }
-    format!(
-        "{} games, {:.1} plies/game, {:.0} positions/s, {:.0} evals/s",
-        report.games,
-        report.mean_length,
-        report.positions_per_second,
-        report.evaluations_per_second
-    )
-}
-
-fn learn_line(report: &LearnerReport) -> String {
-    let losses = &report.final_losses;
-    format!(
-        "{} steps, loss {:.3} (policy {:.3}, value {:.3}), policy entropy {:.3}",
-        report.steps, losses.total, losses.policy, losses.value, losses.policy_entropy
-    )
-}
-
-fn evaluate_line(report: &EvalReport) -> String {
-    report
-        .matches
-        .iter()
-        .map(|m| {
-            format!(
-                "vs {}: {:.0}% (Elo {:+.0})",
-                m.opponent,
-                100.0 * m.score(),
-                m.elo()
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// An actor's doings: a line each, warnings on stderr.
-fn actor_line(event: &ActorEvent) {
-    match event {
-        ActorEvent::Loaded { generation } => {
-            println!("playing with checkpoint gen-{generation:04}")
-        }
-        ActorEvent::Batch {
-            name,
-            games,
-            positions_per_second,
-        } => println!("{name}: {games} games, {positions_per_second:.0} positions/s"),
-        ActorEvent::Waiting {
-            batches,
-            reason,
-            retry_in,
-        } => eprintln!(
-            "warning: {reason}; {batches} batches wait in the outbox, next try in {:.1} s",
-            retry_in.as_secs_f64()
-        ),
-        ActorEvent::Uploaded { batches } => println!("uploaded {batches} batches from the outbox"),
-        ActorEvent::RunComplete => println!("the run has trained its last generation"),
     }
 }

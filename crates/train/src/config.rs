@@ -423,6 +423,64 @@ fn apply_override(root: &mut toml::Value, item: &str) -> Result<(), TrainError> 
     Ok(())
 }
 
+/// The default config of a game that ships none (one written in Python, say), sized from
+/// its observation shape `[C, H, W]` and its action count: an mlp for flat observations
+/// (`H = W = 1`), a small resnet for boards; simulations about seven times the action
+/// count; tic-tac-toe's training budget otherwise (20 generations of 256 games), which
+/// learns a game of that size to exact play in a few minutes on two cores.
+pub fn generic_config(game: &str, obs_shape: [usize; 3], num_actions: usize) -> String {
+    let [_, height, width] = obs_shape;
+    let obs_len: usize = obs_shape.iter().product();
+    let model = if height == 1 && width == 1 {
+        let hidden = (2 * obs_len).next_power_of_two().clamp(64, 256);
+        format!("family = \"mlp\"\nhidden = {hidden}\nlayers = 2\nvalue_hidden = 32")
+    } else {
+        let channels = if height * width <= 49 { 32 } else { 64 };
+        format!("family = \"resnet\"\nchannels = {channels}\nblocks = 3\nvalue_hidden = 32")
+    };
+    let simulations = (7 * num_actions).clamp(64, 256);
+    let alpha = (10.0 / num_actions as f64).clamp(0.03, 1.0);
+    format!(
+        r#"# The generic default for a game without a config of its own (see generic_config).
+game = "{game}"
+seed = 1
+generations = 20
+device = "cpu"
+torch_threads = 1
+keep_checkpoint_every = 4
+
+[model]
+{model}
+
+[search]
+num_simulations = {simulations}
+dirichlet_alpha = {alpha:.2}
+
+[self_play]
+games_per_generation = 256
+batch_games = 64
+temperature_plies = 4
+
+[replay]
+window_positions = 12000
+
+[learner]
+optimizer = "adam"
+learning_rate = 0.003
+lr_schedule = [[1500, 0.001]]
+batch_size = 128
+epochs = 4.0
+l2 = 0.0001
+
+[arena]
+every = 4
+games = 20
+baselines = ["mcts:50"]
+num_simulations = 48
+"#
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

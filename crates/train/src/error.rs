@@ -6,6 +6,9 @@ use thiserror::Error;
 /// What went wrong in a run, a player spec or a record.
 #[derive(Debug, Error)]
 pub enum TrainError {
+    /// The caller asked the run to stop (Ctrl-C in Python); everything finished is kept.
+    #[error("interrupted")]
+    Interrupted,
     /// A config that does not parse or does not make sense.
     #[error("bad config: {0}")]
     BadConfig(String),

@@ -110,6 +110,91 @@ impl Report<'_> {
     }
 }
 
+impl Report<'_> {
+    /// The report as one line for people: a generation's games, losses, match scores, an
+    /// actor's batch; `None` for the end of a generation, which adds nothing to its steps.
+    pub fn summary(&self) -> Option<String> {
+        Some(match self {
+            Report::SelfPlay(report) => self_play_line(report),
+            Report::Learn(report) => {
+                let losses = &report.final_losses;
+                format!(
+                    "{} steps, loss {:.3} (policy {:.3}, value {:.3}), policy entropy {:.3}",
+                    report.steps, losses.total, losses.policy, losses.value, losses.policy_entropy
+                )
+            }
+            Report::Gate(gate) => {
+                let verdict = if gate.promoted {
+                    "promoted"
+                } else {
+                    "kept the best"
+                };
+                let matches: Vec<String> = gate
+                    .matches
+                    .iter()
+                    .map(|m| format!("{:.0}% vs {}", 100.0 * m.score(), m.opponent))
+                    .collect();
+                format!("{verdict} ({})", matches.join(", "))
+            }
+            Report::Evaluate(eval) => {
+                let matches: Vec<String> = eval
+                    .matches
+                    .iter()
+                    .map(|m| {
+                        let score = 100.0 * m.score();
+                        format!("vs {}: {score:.0}% (Elo {:+.0})", m.opponent, m.elo())
+                    })
+                    .collect();
+                matches.join(", ")
+            }
+            Report::Ladder(ladder) => ladder.headline().unwrap_or_default(),
+            Report::Actor(event) => actor_line(event),
+            Report::Generation(_) => return None,
+        })
+    }
+}
+
+fn self_play_line(report: &SelfPlayReport) -> String {
+    if report.actors > 0 || report.stale_batches > 0 {
+        return format!(
+            "{} games from {} actors, {:.1} plies/game, {:.0} positions/s ({} stale batches passed over)",
+            report.games,
+            report.actors,
+            report.mean_length,
+            report.positions_per_second,
+            report.stale_batches
+        );
+    }
+    format!(
+        "{} games, {:.1} plies/game, {:.0} positions/s, {:.0} evals/s",
+        report.games,
+        report.mean_length,
+        report.positions_per_second,
+        report.evaluations_per_second
+    )
+}
+
+fn actor_line(event: &ActorEvent) -> String {
+    match event {
+        ActorEvent::Loaded { generation } => format!("playing with checkpoint gen-{generation:04}"),
+        ActorEvent::Batch {
+            name,
+            games,
+            positions_per_second,
+        } => format!("{name}: {games} games, {positions_per_second:.0} positions/s"),
+        ActorEvent::Waiting {
+            batches,
+            reason,
+            retry_in,
+        } => format!(
+            "{reason}; {batches} batches wait in the outbox, next try in {:.1} s",
+            retry_in.as_secs_f64()
+        ),
+        ActorEvent::Uploaded { batches } => format!("uploaded {batches} batches from the outbox"),
+        ActorEvent::RunComplete => "the run has trained its last generation".to_string(),
+    }
+}
+
 fn fields<T: Serialize>(report: &T) -> Value {
     serde_json::to_value(report).expect("reports serialise")
 }

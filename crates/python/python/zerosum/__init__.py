@@ -1,0 +1,18 @@
+"""zerosum: AlphaZero for two-player, zero-sum, perfect-information games.
+
+Train a built-in game, one of OpenSpiel's, or one written in Python::
+
+    import zerosum
+    zerosum.train("connect4", run="runs/c4")
+    zerosum.train(MyGame(), run="runs/mine", overrides={"generations": 30})
+
+A game written in Python is any object with OpenSpiel's game and state methods
+(docs/python.md lists them).
+"""
+
+# The extension links the libtorch of the torch package: importing torch first loads it.
+import torch  # noqa: F401
+
+from ._zerosum import Game, GameError, State, check_game, load_game, train
+
+__all__ = ["Game", "GameError", "State", "check_game", "load_game", "train"]

@@ -1,0 +1,80 @@
+"""Type stubs of zerosum's extension module (re-exported by the `zerosum` package)."""
+
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Union
+
+class GameError(Exception):
+    """A game zerosum cannot play, or one that broke a rule of the game contract."""
+
+class StateLike(Protocol):
+    """What zerosum reads of a state of a game written in Python (OpenSpiel's methods)."""
+
+    def current_player(self) -> int: ...
+    def legal_actions(self) -> Sequence[int]: ...
+    def apply_action(self, action: int) -> None: ...
+    def is_terminal(self) -> bool: ...
+    def returns(self) -> Sequence[float]: ...
+    def observation_tensor(self, player: int) -> Sequence[float]: ...
+    def clone(self) -> "StateLike": ...
+    def action_to_string(self, player: int, action: int) -> str: ...
+
+class GameLike(Protocol):
+    """What zerosum reads of a game written in Python (OpenSpiel's methods)."""
+
+    def new_initial_state(self) -> StateLike: ...
+    def num_distinct_actions(self) -> int: ...
+    def observation_tensor_shape(self) -> Sequence[int]: ...
+
+class State:
+    """A position of one of zerosum's games, with OpenSpiel's state methods."""
+
+    def current_player(self) -> int:
+        """0 or 1, the player to move; -4 once the game is over."""
+    def legal_actions(self) -> List[int]:
+        """The legal actions, ascending; none once the game is over."""
+    def apply_action(self, action: int) -> None:
+        """Plays `action`; raises GameError if it is not legal here."""
+    def is_terminal(self) -> bool: ...
+    def returns(self) -> List[float]:
+        """Each player's result: [1, -1], [-1, 1] or [0, 0]."""
+    def observation_tensor(self, player: Optional[int] = None) -> List[float]:
+        """The network's input, flat, as seen by the player to move."""
+    def clone(self) -> "State": ...
+    def action_to_string(self, player: int, action: int) -> str:
+        """`action` in the game's notation (`d`, `e2e4`, `C3`)."""
+    def string_to_action(self, text: str) -> int:
+        """The action the notation `text` names; raises GameError if none."""
+
+class Game:
+    """One of zerosum's games, with OpenSpiel's game methods."""
+
+    @property
+    def name(self) -> str:
+        """The full registry name, parameters included (`connect4:rows=6,cols=7,k=4`)."""
+    def new_initial_state(self) -> State: ...
+    def num_distinct_actions(self) -> int: ...
+    def observation_tensor_shape(self) -> List[int]:
+        """[planes, height, width]."""
+    def num_players(self) -> int: ...
+
+AnyGame = Union[str, Game, GameLike, Any]
+
+def load_game(name: str) -> Game:
+    """The game of zerosum's table named `name` (`connect4`, `go:size=9`)."""
+
+def check_game(game: AnyGame, games: int = 200, seed: int = 1) -> Dict[str, int]:
+    """Plays `games` random games checking every rule of the game contract; returns counts
+    (positions, games, first_wins, second_wins, draws, max_game_length). Raises GameError
+    naming the first rule broken."""
+
+def train(
+    game: AnyGame,
+    run: str,
+    config: Optional[str] = None,
+    overrides: Optional[Dict[str, Any]] = None,
+    resume: bool = False,
+) -> Dict[str, Any]:
+    """Trains `game` in `run` (a directory or an s3://, gs://, az://, file:// URL); returns
+    generation, steps, seconds and last_evaluation, a list of (opponent, score, Elo).
+    Ctrl-C stops it at the end of the step under way (KeyboardInterrupt); resume=True
+    continues it."""
+

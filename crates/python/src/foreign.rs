@@ -1,0 +1,535 @@
+//! A game written in Python, or one of OpenSpiel's through pyspiel, as a zerosum game. Any
+//! object with OpenSpiel's game and state methods qualifies (see docs/python.md); it is
+//! played through [`DynPosition`], so search, training and every front end run it as they
+//! run a built-in game.
+//!
+//! Each position keeps its Python state and what the search asks most often (the mover,
+//! the legal actions, the outcome), read in one call under the GIL after every move.
+//! Positions are equal when their move histories are: the position cache keys a foreign
+//! game by its history, so transpositions are not shared, and such a game has no
+//! symmetries beyond the identity.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use zerosum_games::layout::{BoardLayout, MoveCells};
+use zerosum_games::registry::{self, AnyGame, DynGame, DynPosition, GameEntry};
+use zerosum_games::{Action, GameError, Outcome, Player, RecordTags, Symmetry};
+
+/// The methods a game object must have.
+const GAME_METHODS: [&str; 3] = [
+    "new_initial_state",
+    "num_distinct_actions",
+    "observation_tensor_shape",
+];
+
+/// The methods its states must have.
+const STATE_METHODS: [&str; 9] = [
+    "current_player",
+    "legal_actions",
+    "apply_action",
+    "is_terminal",
+    "returns",
+    "observation_tensor",
+    "clone",
+    "action_to_string",
+    "__str__",
+];
+
+/// What every position of one foreign game shares.
+pub struct Rules {
+    /// The registry name it is trained under.
+    name: String,
+    game: Py<PyAny>,
+    num_actions: usize,
+    obs_shape: [usize; 3],
+    /// The first exception a method raised, with the moves that led there: the run stops
+    /// on it, and `zerosum.train` raises it.
+    failure: Mutex<Option<String>>,
+}
+
+impl Rules {
+    /// Reads `game`'s shape after checking that it has every method and, where it says
+    /// what kind of game it is (pyspiel's `get_type()`), that it is one zerosum plays.
+    pub fn inspect(py: Python<'_>, game: &Bound<'_, PyAny>, name: String) -> PyResult<Rules> {
+        for method in GAME_METHODS {
+            if !game.hasattr(method)? {
+                return Err(refused(format!("the game has no method {method}()")));
+            }
+        }
+        check_type(game)?;
+        let num_actions: usize = game.call_method0("num_distinct_actions")?.extract()?;
+        let shape: Vec<usize> = game.call_method0("observation_tensor_shape")?.extract()?;
+        let obs_shape = match shape[..] {
+            [n] => [n, 1, 1],
+            [h, w] => [1, h, w],
+            [c, h, w] => [c, h, w],
+            _ => {
+                return Err(refused(format!(
+                    "observation_tensor_shape() is {shape:?}: one, two or three dimensions are supported"
+                )))
+            }
+        };
+        if num_actions == 0 || obs_shape.contains(&0) {
+            return Err(refused(format!(
+                "{num_actions} actions and observations of shape {shape:?}: both must be non-empty"
+            )));
+        }
+        let state = game.call_method0("new_initial_state")?;
+        for method in STATE_METHODS {
+            if !state.hasattr(method)? {
+                return Err(refused(format!("its states have no method {method}()")));
+            }
+        }
+        let _ = py;
+        let rules = Rules {
+            name,
+            game: game.clone().unbind(),
+            num_actions,
+            obs_shape,
+            failure: Mutex::new(None),
+        };
+        if let Err(reason) = read_state(&rules, &state)? {
+            return Err(refused(format!(
+                "{}: {reason} in the initial state",
+                rules.name
+            )));
+        }
+        Ok(rules)
+    }
+
+    /// The registry name the game is played under.
+    pub fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    /// `[C, H, W]` of an observation.
+    pub fn obs_shape(&self) -> [usize; 3] {
+        self.obs_shape
+    }
+
+    /// The size of the action space.
+    pub fn num_actions(&self) -> usize {
+        self.num_actions
+    }
+
+    /// The failure a game method raised during the run, if any.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The game's initial position.
+    pub fn initial(self: &Arc<Self>) -> Foreign {
+        let state = self.call(&[], "new_initial_state()", |py| {
+            Ok(self
+                .game
+                .bind(py)
+                .call_method0("new_initial_state")?
+                .unbind())
+        });
+        Foreign::at(self.clone(), state, Vec::new())
+    }
+
+    /// Runs `body` under the GIL. A Python exception stops the run: its message, naming
+    /// `what` and the moves `history` that led there, is kept for `zerosum.train` to raise,
+    /// and the search unwinds.
+    fn call<T>(
+        &self,
+        history: &[Action],
+        what: &str,
+        body: impl FnOnce(Python<'_>) -> PyResult<T>,
+    ) -> T {
+        match Python::attach(body) {
+            Ok(value) => value,
+            Err(error) => self.fail(format!(
+                "{}: {what} raised {error} after the moves {history:?}",
+                self.name
+            )),
+        }
+    }
+
+    /// Keeps the first failure and unwinds the search with it.
+    fn fail(&self, message: String) -> ! {
+        let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        failure.get_or_insert_with(|| message.clone());
+        drop(failure);
+        std::panic::panic_any(GameFailure(message))
+    }
+}
+
+/// The payload a foreign game's failure unwinds with.
+pub struct GameFailure(pub String);
+
+/// Keeps the panic hook quiet about a foreign game's failure, which `zerosum.train` raises
+/// as an exception of its own; other panics are reported as before.
+pub fn quiet_game_failures() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info.payload().downcast_ref::<GameFailure>().is_none() {
+            report(info);
+        }
+    }));
+}
+
+/// Refuses a game that is not two-player, zero-sum, deterministic, sequential and of
+/// perfect information, where the game says what it is (OpenSpiel's `get_type()`).
+fn check_type(game: &Bound<'_, PyAny>) -> PyResult<()> {
+    if !game.hasattr("get_type")? {
+        return Ok(());
+    }
+    let kind = game.call_method0("get_type")?;
+    let named =
+        |attribute: &str| -> PyResult<String> { Ok(kind.getattr(attribute)?.str()?.to_string()) };
+    let players: usize = game.call_method0("num_players")?.extract()?;
+    if players != 2 {
+        return Err(refused(format!("the game has {players} players, not 2")));
+    }
+    let checks = [
+        (
+            "chance_mode",
+            "DETERMINISTIC",
+            "chance nodes are not supported",
+        ),
+        (
+            "dynamics",
+            "SEQUENTIAL",
+            "simultaneous moves are not supported",
+        ),
+        (
+            "information",
+            "PERFECT_INFORMATION",
+            "imperfect information is not supported",
+        ),
+        ("utility", "ZERO_SUM", "the game is not zero-sum"),
+    ];
+    for (attribute, wanted, refusal) in checks {
+        let value = named(attribute)?;
+        if !value.ends_with(wanted) {
+            return Err(refused(format!("{refusal} ({attribute} is {value})")));
+        }
+    }
+    Ok(())
+}
+
+/// The error for a game zerosum cannot play.
+pub fn refused(reason: String) -> PyErr {
+    crate::GameError::new_err(reason)
+}
+
+/// One position of a foreign game.
+pub struct Foreign {
+    rules: Arc<Rules>,
+    state: Py<PyAny>,
+    history: Vec<Action>,
+    to_move: Player,
+    legal: Vec<Action>,
+    outcome: Option<Outcome>,
+}
+
+impl Foreign {
+    /// The position `state` reached by `history`, with what the search asks of it read now.
+    fn at(rules: Arc<Rules>, state: Py<PyAny>, history: Vec<Action>) -> Foreign {
+        let read = rules.call(&history, "reading the state", |py| {
+            read_state(&rules, state.bind(py))
+        });
+        match read {
+            Ok((to_move, legal, outcome)) => Foreign {
+                rules,
+                state,
+                history,
+                to_move,
+                legal,
+                outcome,
+            },
+            Err(reason) => {
+                let message = format!("{}: {reason} after the moves {history:?}", rules.name);
+                rules.fail(message)
+            }
+        }
+    }
+}
+
+type StateView = (Player, Vec<Action>, Option<Outcome>);
+
+/// The mover, the sorted legal actions and the outcome of `state`, or the rule of the
+/// contract it breaks.
+fn read_state(rules: &Rules, state: &Bound<'_, PyAny>) -> PyResult<Result<StateView, String>> {
+    if state.call_method0("is_terminal")?.extract::<bool>()? {
+        let returns: Vec<f64> = state.call_method0("returns")?.extract()?;
+        let outcome = match returns[..] {
+            [a, b] if (a + b).abs() > 1e-6 => {
+                return Ok(Err(format!(
+                    "returns() are {returns:?}, which do not sum to zero"
+                )))
+            }
+            [a, _] if a > 0.0 => Outcome::Win(Player::FIRST),
+            [a, _] if a < 0.0 => Outcome::Win(Player::SECOND),
+            [_, _] => Outcome::Draw,
+            _ => return Ok(Err(format!("returns() are {returns:?}, not two numbers"))),
+        };
+        return Ok(Ok((Player::FIRST, Vec::new(), Some(outcome))));
+    }
+    let player: i64 = state.call_method0("current_player")?.extract()?;
+    let to_move = match player {
+        0 => Player::FIRST,
+        1 => Player::SECOND,
+        -1 => {
+            return Ok(Err(
+                "a chance node (current_player() is -1): chance nodes are not supported".into(),
+            ))
+        }
+        -2 => {
+            return Ok(Err(
+                "simultaneous moves (current_player() is -2) are not supported".into(),
+            ))
+        }
+        other => return Ok(Err(format!("current_player() is {other}, not 0 or 1"))),
+    };
+    let mut legal: Vec<Action> = state.call_method0("legal_actions")?.extract()?;
+    legal.sort_unstable();
+    legal.dedup();
+    if legal.is_empty() {
+        return Ok(Err(
+            "legal_actions() is empty in a state that is not terminal".into(),
+        ));
+    }
+    if let Some(&action) = legal.iter().find(|&&a| a >= rules.num_actions) {
+        return Ok(Err(format!(
+            "legal action {action} is outside num_distinct_actions() = {}",
+            rules.num_actions
+        )));
+    }
+    Ok(Ok((to_move, legal, None)))
+}
+
+impl fmt::Display for Foreign {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text =
+            Python::attach(|py| -> PyResult<String> { Ok(self.state.bind(py).str()?.to_string()) });
+        match text {
+            Ok(text) => f.write_str(&text),
+            Err(error) => write!(f, "(str() raised {error})"),
+        }
+    }
+}
+
+impl fmt::Debug for Foreign {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} after {:?}", self.rules.name, self.history)
+    }
+}
+
+impl DynPosition for Foreign {
+    fn clone_box(&self) -> Box<dyn DynPosition> {
+        let state = self.rules.call(&self.history, "clone()", |py| {
+            Ok(self.state.bind(py).call_method0("clone")?.unbind())
+        });
+        Box::new(Foreign {
+            rules: self.rules.clone(),
+            state,
+            history: self.history.clone(),
+            to_move: self.to_move,
+            legal: self.legal.clone(),
+            outcome: self.outcome,
+        })
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn eq_dyn(&self, other: &dyn DynPosition) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<Foreign>()
+            .is_some_and(|other| {
+                Arc::ptr_eq(&self.rules, &other.rules) && self.history == other.history
+            })
+    }
+    fn name(&self) -> String {
+        self.rules.name.clone()
+    }
+    fn num_actions(&self) -> usize {
+        self.rules.num_actions
+    }
+    fn obs_shape(&self) -> [usize; 3] {
+        self.rules.obs_shape
+    }
+    fn to_move(&self) -> Player {
+        self.to_move
+    }
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        out.clear();
+        out.extend_from_slice(&self.legal);
+    }
+    fn apply(&mut self, action: Action) {
+        if !self.legal.contains(&action) {
+            self.rules.fail(format!(
+                "{}: action {action} is not legal after the moves {:?}",
+                self.rules.name, self.history
+            ));
+        }
+        self.rules.call(&self.history, "apply_action()", |py| {
+            self.state
+                .bind(py)
+                .call_method1("apply_action", (action,))?;
+            Ok(())
+        });
+        let mut history = std::mem::take(&mut self.history);
+        history.push(action);
+        let state = Python::attach(|py| self.state.clone_ref(py));
+        *self = Foreign::at(self.rules.clone(), state, history);
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+    fn observe(&self, out: &mut [f32]) {
+        let player = self.to_move.index();
+        let values: Vec<f32> = self
+            .rules
+            .call(&self.history, "observation_tensor()", |py| {
+                let tensor = self
+                    .state
+                    .bind(py)
+                    .call_method1("observation_tensor", (player,))?;
+                match tensor.cast::<PyList>() {
+                    Ok(list) => list.extract(),
+                    // numpy arrays and the like: whatever iterates as floats.
+                    Err(_) => tensor.try_iter()?.map(|v| v?.extract::<f32>()).collect(),
+                }
+            });
+        if values.len() != out.len() {
+            self.rules.fail(format!(
+                "{}: observation_tensor() has {} values, observation_tensor_shape() says {} (after the moves {:?})",
+                self.rules.name,
+                values.len(),
+                out.len(),
+                self.history
+            ));
+        }
+        out.copy_from_slice(&values);
+    }
+    fn symmetries(&self) -> Vec<Symmetry> {
+        vec![Symmetry::identity(
+            self.rules.obs_shape.iter().product(),
+            self.rules.num_actions,
+        )]
+    }
+    fn transformed(&self, index: usize) -> Option<Box<dyn DynPosition>> {
+        (index == 0).then(|| self.clone_box())
+    }
+    fn hash(&self) -> u64 {
+        // FNV-1a over the moves: positions are equal when their histories are.
+        self.history.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &a| {
+            (hash ^ a as u64).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+    fn format_action(&self, action: Action) -> String {
+        let player = self.to_move.index();
+        self.rules.call(&self.history, "action_to_string()", |py| {
+            self.state
+                .bind(py)
+                .call_method1("action_to_string", (player, action))?
+                .extract()
+        })
+    }
+    fn parse_action(&self, text: &str) -> Result<Action, GameError> {
+        let text = text.trim();
+        if let Some(action) = self.legal.iter().find(|&&a| self.format_action(a) == text) {
+            return Ok(*action);
+        }
+        text.parse().map_err(|_| GameError::BadNotation {
+            text: text.to_string(),
+            expected: "a legal move as action_to_string() writes it, or an action number".into(),
+        })
+    }
+    fn is_repetition(&self) -> bool {
+        false
+    }
+    fn final_score(&self) -> Option<f32> {
+        None
+    }
+    fn standard_record(&self, _: &[Action], _: &RecordTags) -> Option<(&'static str, String)> {
+        None
+    }
+    fn layout(&self) -> Option<BoardLayout> {
+        None
+    }
+    fn move_cells(&self, _: Action) -> MoveCells {
+        MoveCells::default()
+    }
+}
+
+/// The foreign games of this process by registry name: a name trained again with another
+/// object plays the new one.
+static GAMES: LazyLock<Mutex<HashMap<String, Arc<Rules>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Makes `rules` the game named `rules.name` in the game table (registering the name the
+/// first time), so that every part of zerosum that looks a game up by name finds it.
+pub fn register(rules: Rules, default_config: String) -> PyResult<Arc<Rules>> {
+    let rules = Arc::new(rules);
+    let name = rules.name.clone();
+    let mut games = GAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let first = games.insert(name.clone(), rules.clone()).is_none();
+    drop(games);
+    if first {
+        let lookup = name.clone();
+        registry::register(GameEntry {
+            name: name.clone().into(),
+            params: "".into(),
+            build: Arc::new(move |_| {
+                let rules = GAMES.lock().unwrap_or_else(|e| e.into_inner())[&lookup].clone();
+                Ok(AnyGame::Dynamic(DynGame::new(rules.initial())))
+            }),
+            default_config: default_config.into(),
+            variant_configs: Vec::new(),
+        })
+        .map_err(|e| refused(e.to_string()))?;
+    }
+    Ok(rules)
+}
+
+/// Whether `name` is one of zerosum's own games (a foreign game of that name is renamed).
+pub fn is_built_in(name: &str) -> bool {
+    let foreign = GAMES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains_key(name);
+    !foreign && registry::entry(name).is_some()
+}
+
+/// A registry name for a game object: its `name` attribute or, for a pyspiel game, its
+/// string (`hex(board_size=5)` becomes `hex_board_size_5`), else its class's name.
+pub fn game_name(game: &Bound<'_, PyAny>) -> PyResult<String> {
+    let raw = if let Ok(name) = game.getattr("name") {
+        name.str()?.to_string()
+    } else if game.hasattr("get_type")? {
+        game.str()?.to_string()
+    } else {
+        game.get_type().name()?.to_string()
+    };
+    let mut name: String = raw
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    while name.contains("__") {
+        name = name.replace("__", "_");
+    }
+    let name = name.trim_matches('_').to_string();
+    if name.is_empty() {
+        return Err(refused(format!("{raw:?} cannot name a game")));
+    }
+    Ok(name)
+}

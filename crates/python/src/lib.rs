@@ -1,0 +1,277 @@
+//! `import zerosum`: the extension module behind the Python package (crates/python/python/
+//! zerosum wraps it). Games come as registry names, as [`native::PyGame`]s, or as any object
+//! with OpenSpiel's methods ([`foreign`]); search, training and the run store are zerosum's.
+
+mod foreign;
+mod native;
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyRuntimeError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyString};
+use zerosum_games::registry::{parse_game, AnyGame};
+use zerosum_games::{testing, with_game};
+use zerosum_train::config::generic_config;
+use zerosum_train::{layout, train_with, Handler, Moment, Report, RunConfig, RunStore};
+use zerosum_train::{Phase, TrainError, TrainOptions};
+
+create_exception!(
+    zerosum,
+    GameError,
+    PyException,
+    "A game zerosum cannot play, or one that broke a rule of the game contract."
+);
+
+/// A game argument made playable: its registry name, and the foreign game behind it where
+/// it is written in Python.
+struct Playable {
+    game: AnyGame,
+    foreign: Option<Arc<foreign::Rules>>,
+}
+
+/// Resolves `game`: a registry name, a `zerosum.Game`, or an object with OpenSpiel's
+/// methods (registered in the game table under its name, see [`foreign::game_name`]).
+fn playable(py: Python<'_>, game: &Bound<'_, PyAny>) -> PyResult<Playable> {
+    let native = |game: AnyGame| Playable {
+        game,
+        foreign: None,
+    };
+    if let Ok(name) = game.cast::<PyString>() {
+        return parse_game(&name.to_cow()?)
+            .map(native)
+            .map_err(|e| GameError::new_err(e.to_string()));
+    }
+    if let Ok(game) = game.cast::<native::PyGame>() {
+        return Ok(native(game.get().game.clone()));
+    }
+    let mut name = foreign::game_name(game)?;
+    if foreign::is_built_in(&name) {
+        name.push_str("-py");
+    }
+    let rules = foreign::Rules::inspect(py, game, name)?;
+    let config = generic_config(&rules.name(), rules.obs_shape(), rules.num_actions());
+    let rules = foreign::register(rules, config)?;
+    let game = parse_game(&rules.name()).map_err(|e| GameError::new_err(e.to_string()))?;
+    Ok(Playable {
+        game,
+        foreign: Some(rules),
+    })
+}
+
+/// Runs `work` without the GIL (a foreign game's methods take it back call by call). A
+/// foreign game's exception, which unwinds the search, becomes `zerosum.GameError` with its
+/// message; any other panic a `RuntimeError`.
+fn without_gil<T: Send>(
+    py: Python<'_>,
+    playable: &Playable,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    let result = py.detach(|| std::panic::catch_unwind(AssertUnwindSafe(work)));
+    result.map_err(|payload| {
+        if let Some(failure) = playable.foreign.as_ref().and_then(|rules| rules.failure()) {
+            return GameError::new_err(failure);
+        }
+        let message = payload
+            .downcast_ref::<foreign::GameFailure>()
+            .map(|failure| failure.0.clone())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "zerosum stopped on an internal error".into());
+        PyRuntimeError::new_err(message)
+    })
+}
+
+/// Checks `game` against zerosum's game contract over `games` random games: the legal
+/// actions, the outcome, cloning, notation both ways, the observation; returns counts
+/// (`positions`, `games`, `first_wins`, `second_wins`, `draws`, `max_game_length`). Raises
+/// `zerosum.GameError` naming the first rule broken.
+#[pyfunction]
+#[pyo3(signature = (game, games = 200, seed = 1))]
+fn check_game<'py>(
+    py: Python<'py>,
+    game: &Bound<'py, PyAny>,
+    games: usize,
+    seed: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let playable = playable(py, game)?;
+    let report = without_gil(
+        py,
+        &playable,
+        || with_game!(&playable.game, g => testing::check_game(g, seed, games)),
+    )?
+    .map_err(GameError::new_err)?;
+    let summary = PyDict::new(py);
+    summary.set_item("positions", report.positions)?;
+    summary.set_item("games", report.games)?;
+    summary.set_item("first_wins", report.wins[0])?;
+    summary.set_item("second_wins", report.wins[1])?;
+    summary.set_item("draws", report.draws)?;
+    summary.set_item("max_game_length", report.max_game_length)?;
+    Ok(summary)
+}
+
+/// A TOML value for an override given as a Python value.
+fn override_value(value: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(flag) = value.cast::<PyBool>() {
+        return Ok(flag.is_true().to_string());
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        let text = text.to_cow()?;
+        return Ok(format!(
+            "\"{}\"",
+            text.replace('\\', "\\\\").replace('"', "\\\"")
+        ));
+    }
+    Ok(value.str()?.to_string())
+}
+
+/// The config of a run of `game`: the run's own when resuming one, else `config` (a TOML
+/// file) or the game's default, with `overrides` on top.
+fn run_config(
+    game: &AnyGame,
+    store: &RunStore,
+    run: &str,
+    config: Option<&str>,
+    overrides: &[String],
+    resume: bool,
+) -> PyResult<zerosum_train::ResolvedConfig> {
+    let bad = |e: TrainError| GameError::new_err(e.to_string());
+    let mut overrides = overrides.to_vec();
+    let text = match store.get_text(layout::CONFIG).map_err(bad)? {
+        Some(_) if !resume => {
+            return Err(GameError::new_err(format!(
+                "{run} already holds a run: pass resume=True to continue it, or another run"
+            )))
+        }
+        Some(text) => text,
+        None => {
+            overrides.insert(0, format!("game=\"{}\"", game.name()));
+            match config {
+                Some(path) => std::fs::read_to_string(path)
+                    .map_err(|e| GameError::new_err(format!("cannot read config {path}: {e}")))?,
+                None => zerosum_games::registry::default_config(&game.name())
+                    .map_err(|e| GameError::new_err(e.to_string()))?
+                    .into_owned(),
+            }
+        }
+    };
+    let config = RunConfig::from_toml(&text, &overrides).map_err(bad)?;
+    let config = config.resolve().map_err(bad)?;
+    for warning in config.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    Ok(config)
+}
+
+/// Prints a line per finished step to Python's `sys.stdout` and turns Ctrl-C into a stop
+/// at the end of the step under way.
+struct Printer {
+    phase: &'static str,
+    advances: u64,
+    interrupted: bool,
+}
+
+impl Handler for Printer {
+    fn phase_started(&mut self, _: u64, phase: Phase, _: u64) {
+        self.phase = phase.name();
+    }
+
+    fn phase_advanced(&mut self, _: u64) {
+        self.advances += 1;
+        if self.advances % 16 == 0 && !self.interrupted {
+            self.interrupted = Python::attach(|py| py.check_signals().is_err());
+        }
+    }
+
+    fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
+        if self.interrupted || Python::attach(|py| py.check_signals().is_err()) {
+            return Err(TrainError::Interrupted);
+        }
+        let Some(summary) = report.summary() else {
+            return Ok(());
+        };
+        let phase = match report {
+            Report::Learn(_) => "learn",
+            Report::Gate(_) => "gate",
+            Report::Evaluate(_) => "evaluate",
+            _ => self.phase,
+        };
+        let line = format!("gen {:>3} {phase:<9} {summary}\n", at.generation);
+        Python::attach(|py| -> PyResult<()> {
+            py.import("sys")?
+                .getattr("stdout")?
+                .call_method1("write", (line,))?;
+            Ok(())
+        })
+        .ok();
+        Ok(())
+    }
+}
+
+/// Trains `game` in `run` (a directory or an s3://, gs://, az://, file:// URL) with
+/// zerosum's loop, printing a line per step; returns `generation`, `steps`, `seconds` and
+/// `last_evaluation` (each match's opponent, score and Elo). Ctrl-C stops it at the end of
+/// the step under way; `resume=True` continues it.
+#[pyfunction]
+#[pyo3(signature = (game, run, config = None, overrides = None, resume = false))]
+fn train<'py>(
+    py: Python<'py>,
+    game: &Bound<'py, PyAny>,
+    run: &str,
+    config: Option<&str>,
+    overrides: Option<&Bound<'py, PyDict>>,
+    resume: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let playable = playable(py, game)?;
+    let mut settings = Vec::new();
+    for (key, value) in overrides.into_iter().flat_map(|d| d.iter()) {
+        settings.push(format!("{}={}", key.str()?, override_value(&value)?));
+    }
+    let store = RunStore::create(run).map_err(|e| GameError::new_err(e.to_string()))?;
+    let config = run_config(&playable.game, &store, run, config, &settings, resume)?;
+    let options = TrainOptions::default();
+    let summary = without_gil(py, &playable, || {
+        let mut printer = Printer {
+            phase: "",
+            advances: 0,
+            interrupted: false,
+        };
+        with_game!(&playable.game, g => train_with(g, &config, &store, &options, &mut printer))
+    })?;
+    let summary = match summary {
+        Ok(summary) => summary,
+        Err(TrainError::Interrupted) => {
+            return Err(PyKeyboardInterrupt::new_err(format!(
+                "training stopped; resume=True continues {run}"
+            )))
+        }
+        Err(error) => return Err(GameError::new_err(error.to_string())),
+    };
+    let result = PyDict::new(py);
+    result.set_item("generation", summary.generation)?;
+    result.set_item("steps", summary.steps)?;
+    result.set_item("seconds", summary.seconds)?;
+    let evaluation: Option<Vec<(String, f64, f64)>> = summary.last_eval.map(|eval| {
+        eval.matches
+            .iter()
+            .map(|m| (m.opponent.clone(), m.score(), m.elo()))
+            .collect()
+    });
+    result.set_item("last_evaluation", evaluation)?;
+    Ok(result)
+}
+
+#[pymodule]
+fn _zerosum(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    foreign::quiet_game_failures();
+    m.add("GameError", m.py().get_type::<GameError>())?;
+    m.add_class::<native::PyGame>()?;
+    m.add_class::<native::PyState>()?;
+    m.add_function(wrap_pyfunction!(native::load_game, m)?)?;
+    m.add_function(wrap_pyfunction!(check_game, m)?)?;
+    m.add_function(wrap_pyfunction!(train, m)?)?;
+    Ok(())
+}
