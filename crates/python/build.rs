@@ -4,4 +4,8 @@
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN/../torch/lib");
+    // The release profile's line tables make the module 130 MB; a Python traceback names
+    // what failed without them. (With maturin's own `strip` instead, the command line's next
+    // build recompiled the workspace's crates.)
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--strip-debug");
 }
