@@ -11,8 +11,10 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use zerosum_games::layout::{BoardLayout, MoveCells};
@@ -49,6 +51,8 @@ pub struct Rules {
     /// The first exception a method raised, with the moves that led there: the run stops
     /// on it, and `zerosum.train` raises it.
     failure: Mutex<Option<String>>,
+    /// Whether Ctrl-C arrived while a method ran (Python raises it there).
+    interrupted: AtomicBool,
 }
 
 impl Rules {
@@ -91,6 +95,7 @@ impl Rules {
             num_actions,
             obs_shape,
             failure: Mutex::new(None),
+            interrupted: AtomicBool::new(false),
         };
         if let Err(reason) = read_state(&rules, &state)? {
             return Err(refused(format!(
@@ -114,6 +119,11 @@ impl Rules {
     /// The size of the action space.
     pub fn num_actions(&self) -> usize {
         self.num_actions
+    }
+
+    /// Whether Ctrl-C stopped the run inside one of the game's methods.
+    pub fn interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::Relaxed)
     }
 
     /// The failure a game method raised during the run, if any.
@@ -147,6 +157,10 @@ impl Rules {
     ) -> T {
         match Python::attach(body) {
             Ok(value) => value,
+            Err(error) if Python::attach(|py| error.is_instance_of::<PyKeyboardInterrupt>(py)) => {
+                self.interrupted.store(true, Ordering::Relaxed);
+                std::panic::panic_any(GameFailure("interrupted".into()))
+            }
             Err(error) => self.fail(format!(
                 "{}: {what} raised {error} after the moves {history:?}",
                 self.name
@@ -210,7 +224,9 @@ fn check_type(game: &Bound<'_, PyAny>) -> PyResult<()> {
     ];
     for (attribute, wanted, refusal) in checks {
         let value = named(attribute)?;
-        if !value.ends_with(wanted) {
+        // `Information.IMPERFECT_INFORMATION` ends as `PERFECT_INFORMATION` does: compare
+        // the name after the enum's.
+        if value.rsplit('.').next() != Some(wanted) {
             return Err(refused(format!("{refusal} ({attribute} is {value})")));
         }
     }
@@ -507,6 +523,12 @@ pub fn is_built_in(name: &str) -> bool {
 /// string (`hex(board_size=5)` becomes `hex_board_size_5`), else its class's name.
 pub fn game_name(game: &Bound<'_, PyAny>) -> PyResult<String> {
     let raw = if let Ok(name) = game.getattr("name") {
+        // A `name()` method (OpenSpiel-like classes have one) names the game by its result.
+        let name = if name.is_callable() {
+            name.call0()?
+        } else {
+            name
+        };
         name.str()?.to_string()
     } else if game.hasattr("get_type")? {
         game.str()?.to_string()

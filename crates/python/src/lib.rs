@@ -71,6 +71,13 @@ fn without_gil<T: Send>(
 ) -> PyResult<T> {
     let result = py.detach(|| std::panic::catch_unwind(AssertUnwindSafe(work)));
     result.map_err(|payload| {
+        if playable
+            .foreign
+            .as_ref()
+            .is_some_and(|rules| rules.interrupted())
+        {
+            return PyKeyboardInterrupt::new_err("interrupted; everything finished is kept");
+        }
         if let Some(failure) = playable.foreign.as_ref().and_then(|rules| rules.failure()) {
             return GameError::new_err(failure);
         }
@@ -159,6 +166,14 @@ fn run_config(
         }
     };
     let config = RunConfig::from_toml(&text, &overrides).map_err(bad)?;
+    let trains = parse_game(&config.game).map(|g| g.name());
+    if trains.as_deref().ok() != Some(game.name().as_str()) {
+        return Err(GameError::new_err(format!(
+            "{run} trains {}, not {}",
+            config.game,
+            game.name()
+        )));
+    }
     let config = config.resolve().map_err(bad)?;
     for warning in config.warnings() {
         eprintln!("warning: {warning}");
@@ -167,7 +182,7 @@ fn run_config(
 }
 
 /// Prints a line per finished step to Python's `sys.stdout` and turns Ctrl-C into a stop
-/// at the end of the step under way.
+/// at the end of the generation under way.
 struct Printer {
     phase: &'static str,
     advances: u64,
@@ -187,7 +202,12 @@ impl Handler for Printer {
     }
 
     fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
-        if self.interrupted || Python::attach(|py| py.check_signals().is_err()) {
+        if !self.interrupted {
+            self.interrupted = Python::attach(|py| py.check_signals().is_err());
+        }
+        // The generation's event is written before its report reaches this handler: the
+        // run stops with the whole generation kept.
+        if self.interrupted && matches!(report, Report::Generation(_)) {
             return Err(TrainError::Interrupted);
         }
         let Some(summary) = report.summary() else {
@@ -214,7 +234,8 @@ impl Handler for Printer {
 /// Trains `game` in `run` (a directory or an s3://, gs://, az://, file:// URL) with
 /// zerosum's loop, printing a line per step; returns `generation`, `steps`, `seconds` and
 /// `last_evaluation` (each match's opponent, score and Elo). Ctrl-C stops it at the end of
-/// the step under way; `resume=True` continues it.
+/// the generation under way (inside a Python game's method, at once); `resume=True`
+/// continues it.
 #[pyfunction]
 #[pyo3(signature = (game, run, config = None, overrides = None, resume = false))]
 fn train<'py>(

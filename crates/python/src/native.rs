@@ -111,11 +111,18 @@ impl PyState {
         }
     }
 
-    /// `action` in the game's notation (`d`, `e2e4`, `C3`).
+    /// `action` in the game's notation (`d`, `e2e4`, `C3`); raises `zerosum.GameError`
+    /// for a number outside the action space.
     #[pyo3(signature = (player, action))]
-    fn action_to_string(&self, player: i64, action: Action) -> String {
+    fn action_to_string(&self, player: i64, action: Action) -> PyResult<String> {
         let _ = player;
-        self.position.format_action(action)
+        if action >= self.position.num_actions() {
+            return Err(GameError::new_err(format!(
+                "action {action} is outside 0..{}",
+                self.position.num_actions()
+            )));
+        }
+        Ok(self.position.format_action(action))
     }
 
     /// The action the notation `text` names; raises `zerosum.GameError` if none.

@@ -31,6 +31,8 @@ def test_a_built_in_game_has_openspiels_methods():
         child.apply_action(3)
     with pytest.raises(zerosum.GameError, match="illegal"):
         child.apply_action(3)
+    with pytest.raises(zerosum.GameError, match="outside"):
+        child.action_to_string(0, 70)
 
 
 def test_a_finished_game_reports_returns_that_sum_to_zero():
@@ -57,8 +59,8 @@ def test_check_game_plays_random_games_of_a_built_in_and_a_python_game():
     assert report["max_game_length"] <= 9
 
 
-class NoClone(TicTacToe):
-    name = "noclone"
+class NoLegalActions(TicTacToe):
+    name = "nolegalactions"
 
     def new_initial_state(self):
         class State:
@@ -127,7 +129,7 @@ class Raises(TicTacToe):
 @pytest.mark.parametrize(
     "game, message",
     [
-        (NoClone(), "no method legal_actions"),
+        (NoLegalActions(), "no method legal_actions"),
         (Chance(), "chance nodes are not supported"),
         (NotZeroSum(), "do not sum to zero"),
         (OutOfRange(), "outside num_distinct_actions"),
@@ -142,6 +144,28 @@ def test_a_game_zerosum_cannot_play_is_refused_naming_the_rule(game, message):
 def test_an_exception_mid_game_names_the_moves_that_led_there():
     with pytest.raises(zerosum.GameError, match=r"apply_action\(\) raised .* after the moves \[\d+, \d+, \d+\]"):
         zerosum.check_game(Raises(), games=5)
+
+
+def test_ctrl_c_inside_a_game_method_stops_with_keyboard_interrupt():
+    class Interrupted(TicTacToe):
+        name = "interrupted"
+
+        def new_initial_state(self):
+            class State(TicTacToeState):
+                def apply_action(self, action):
+                    if sum(cell is not None for cell in self.board) >= 2:
+                        raise KeyboardInterrupt
+                    super().apply_action(action)
+
+                def clone(self):
+                    other = State()
+                    other.board, other.player = list(self.board), self.player
+                    return other
+
+            return State()
+
+    with pytest.raises(KeyboardInterrupt):
+        zerosum.check_game(Interrupted(), games=5)
 
 
 def test_a_game_that_says_it_has_three_players_is_refused():
@@ -176,3 +200,5 @@ def test_training_a_python_game_writes_a_run_and_returns_a_summary(tmp_path):
         zerosum.train(TicTacToe(), run=run)
     summary = zerosum.train(TicTacToe(), run=run, resume=True, overrides={"generations": 3})
     assert summary["generation"] == 3
+    with pytest.raises(zerosum.GameError, match="trains pytictactoe, not tictactoe"):
+        zerosum.train("tictactoe", run=run, resume=True)

@@ -19,7 +19,7 @@ def test_a_qualifying_openspiel_game_passes_the_checker(name):
 
 @pytest.mark.parametrize(
     "name, reason",
-    [("kuhn_poker", "chance nodes"), ("backgammon", "chance nodes"), ("goofspiel(num_cards=4)", "chance nodes|simultaneous"), ("tiny_hanabi", "players|chance nodes")],
+    [("kuhn_poker", "chance nodes"), ("backgammon", "chance nodes"), ("phantom_ttt", "imperfect information"), ("goofspiel(num_cards=4)", "chance nodes|simultaneous"), ("tiny_hanabi", "players|chance nodes")],
 )
 def test_a_game_zerosum_cannot_play_is_refused(name, reason):
     with pytest.raises(zerosum.GameError, match=reason):

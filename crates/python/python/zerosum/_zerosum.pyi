@@ -75,6 +75,6 @@ def train(
 ) -> Dict[str, Any]:
     """Trains `game` in `run` (a directory or an s3://, gs://, az://, file:// URL); returns
     generation, steps, seconds and last_evaluation, a list of (opponent, score, Elo).
-    Ctrl-C stops it at the end of the step under way (KeyboardInterrupt); resume=True
+    Ctrl-C stops it at the end of the generation under way (KeyboardInterrupt); resume=True
     continues it."""
 
