@@ -43,7 +43,7 @@ class TicTacToeState:
         return mine + theirs + empty
 
     def clone(self):
-        other = TicTacToeState()
+        other = type(self)()
         other.board = list(self.board)
         other.player = self.player
         return other

@@ -89,11 +89,6 @@ class NotZeroSum(TicTacToe):
             def returns(self):
                 return [1.0, 1.0] if self.winner() is not None else [0.0, 0.0]
 
-            def clone(self):
-                other = State()
-                other.board, other.player = list(self.board), self.player
-                return other
-
         return State()
 
 
@@ -117,11 +112,6 @@ class Raises(TicTacToe):
                 if sum(cell is not None for cell in self.board) >= 3:
                     raise ValueError("the board is on fire")
                 super().apply_action(action)
-
-            def clone(self):
-                other = State()
-                other.board, other.player = list(self.board), self.player
-                return other
 
         return State()
 
@@ -156,11 +146,6 @@ def test_ctrl_c_inside_a_game_method_stops_with_keyboard_interrupt():
                     if sum(cell is not None for cell in self.board) >= 2:
                         raise KeyboardInterrupt
                     super().apply_action(action)
-
-                def clone(self):
-                    other = State()
-                    other.board, other.player = list(self.board), self.player
-                    return other
 
             return State()
 
