@@ -71,13 +71,7 @@ impl Handler for Console {
             Report::Actor(ActorEvent::Waiting { .. }) => eprintln!("warning: {summary}"),
             Report::Actor(_) => println!("{summary}"),
             _ => {
-                let phase = match report {
-                    Report::SelfPlay(_) => self.phase,
-                    Report::Learn(_) => "learn",
-                    Report::Gate(_) => "gate",
-                    Report::Evaluate(_) => "evaluate",
-                    _ => "ladder",
-                };
+                let phase = report.step().unwrap_or(self.phase);
                 self.finish(at.generation, phase, &summary);
             }
         }

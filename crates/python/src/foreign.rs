@@ -58,7 +58,7 @@ pub struct Rules {
 impl Rules {
     /// Reads `game`'s shape after checking that it has every method and, where it says
     /// what kind of game it is (pyspiel's `get_type()`), that it is one zerosum plays.
-    pub fn inspect(py: Python<'_>, game: &Bound<'_, PyAny>, name: String) -> PyResult<Rules> {
+    pub fn inspect(game: &Bound<'_, PyAny>, name: String) -> PyResult<Rules> {
         for method in GAME_METHODS {
             if !game.hasattr(method)? {
                 return Err(refused(format!("the game has no method {method}()")));
@@ -88,7 +88,6 @@ impl Rules {
                 return Err(refused(format!("its states have no method {method}()")));
             }
         }
-        let _ = py;
         let rules = Rules {
             name,
             game: game.clone().unbind(),

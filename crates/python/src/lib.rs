@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString};
 use zerosum_games::registry::{parse_game, AnyGame};
 use zerosum_games::{testing, with_game};
-use zerosum_train::config::generic_config;
+use zerosum_train::config::{generic_config, toml_string};
 use zerosum_train::{layout, train_with, Handler, Moment, Report, RunConfig, RunStore};
 use zerosum_train::{Phase, TrainError, TrainOptions};
 
@@ -34,7 +34,7 @@ struct Playable {
 
 /// Resolves `game`: a registry name, a `zerosum.Game`, or an object with OpenSpiel's
 /// methods (registered in the game table under its name, see [`foreign::game_name`]).
-fn playable(py: Python<'_>, game: &Bound<'_, PyAny>) -> PyResult<Playable> {
+fn playable(game: &Bound<'_, PyAny>) -> PyResult<Playable> {
     let native = |game: AnyGame| Playable {
         game,
         foreign: None,
@@ -51,7 +51,7 @@ fn playable(py: Python<'_>, game: &Bound<'_, PyAny>) -> PyResult<Playable> {
     if foreign::is_built_in(&name) {
         name.push_str("-py");
     }
-    let rules = foreign::Rules::inspect(py, game, name)?;
+    let rules = foreign::Rules::inspect(game, name)?;
     let config = generic_config(&rules.name(), rules.obs_shape(), rules.num_actions());
     let rules = foreign::register(rules, config)?;
     let game = parse_game(&rules.name()).map_err(|e| GameError::new_err(e.to_string()))?;
@@ -103,7 +103,7 @@ fn check_game<'py>(
     games: usize,
     seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let playable = playable(py, game)?;
+    let playable = playable(game)?;
     let report = without_gil(
         py,
         &playable,
@@ -126,11 +126,7 @@ fn override_value(value: &Bound<'_, PyAny>) -> PyResult<String> {
         return Ok(flag.is_true().to_string());
     }
     if let Ok(text) = value.cast::<PyString>() {
-        let text = text.to_cow()?;
-        return Ok(format!(
-            "\"{}\"",
-            text.replace('\\', "\\\\").replace('"', "\\\"")
-        ));
+        return Ok(toml_string(&text.to_cow()?));
     }
     Ok(value.str()?.to_string())
 }
@@ -155,7 +151,7 @@ fn run_config(
         }
         Some(text) => text,
         None => {
-            overrides.insert(0, format!("game=\"{}\"", game.name()));
+            overrides.insert(0, format!("game={}", toml_string(&game.name())));
             match config {
                 Some(path) => std::fs::read_to_string(path)
                     .map_err(|e| GameError::new_err(format!("cannot read config {path}: {e}")))?,
@@ -213,12 +209,7 @@ impl Handler for Printer {
         let Some(summary) = report.summary() else {
             return Ok(());
         };
-        let phase = match report {
-            Report::Learn(_) => "learn",
-            Report::Gate(_) => "gate",
-            Report::Evaluate(_) => "evaluate",
-            _ => self.phase,
-        };
+        let phase = report.step().unwrap_or(self.phase);
         let line = format!("gen {:>3} {phase:<9} {summary}\n", at.generation);
         Python::attach(|py| -> PyResult<()> {
             py.import("sys")?
@@ -246,7 +237,7 @@ fn train<'py>(
     overrides: Option<&Bound<'py, PyDict>>,
     resume: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let playable = playable(py, game)?;
+    let playable = playable(game)?;
     let mut settings = Vec::new();
     for (key, value) in overrides.into_iter().flat_map(|d| d.iter()) {
         settings.push(format!("{}={}", key.str()?, override_value(&value)?));

@@ -423,6 +423,11 @@ fn apply_override(root: &mut toml::Value, item: &str) -> Result<(), TrainError> 
     Ok(())
 }
 
+/// `text` as a TOML string literal, for a `key=value` override.
+pub fn toml_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
 /// The default config of a game that ships none (one written in Python, say), sized from
 /// its observation shape `[C, H, W]` and its action count: an mlp for flat observations
 /// (`H = W = 1`), a small resnet for boards; simulations about seven times the action

@@ -111,6 +111,18 @@ impl Report<'_> {
 }
 
 impl Report<'_> {
+    /// The name of the step a report closes, for its line; `None` for a generation's
+    /// games, which are named by their phase (`self-play` here, `games` from actors).
+    pub fn step(&self) -> Option<&'static str> {
+        match self {
+            Report::Learn(_) => Some("learn"),
+            Report::Gate(_) => Some("gate"),
+            Report::Evaluate(_) => Some("evaluate"),
+            Report::Ladder(_) => Some("ladder"),
+            Report::SelfPlay(_) | Report::Generation(_) | Report::Actor(_) => None,
+        }
+    }
+
     /// The report as one line for people: a generation's games, losses, match scores, an
     /// actor's batch; `None` for the end of a generation, which adds nothing to its steps.
     pub fn summary(&self) -> Option<String> {

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use zerosum_games::registry::{parse_game, AnyGame};
+use zerosum_train::config::toml_string;
 use zerosum_train::{ResolvedConfig, RunConfig};
 
 /// The game, config and seed flags.
@@ -68,11 +69,6 @@ pub fn resolve_config(config: RunConfig) -> Result<(AnyGame, ResolvedConfig)> {
         eprintln!("warning: {warning}");
     }
     Ok((game, config))
-}
-
-/// A TOML string literal.
-pub fn toml_string(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// Resolves the game and config for commands that may name a checkpoint: without
