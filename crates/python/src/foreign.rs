@@ -3,15 +3,17 @@
 //! played through [`DynPosition`], so search, training and every front end run it as they
 //! run a built-in game.
 //!
-//! Each position keeps its Python state and what the search asks most often (the mover,
-//! the legal actions, the outcome), read in one call under the GIL after every move.
-//! Positions are equal when their move histories are: the position cache keys a foreign
+//! Each position is a shared node holding its Python state, never mutated, and what the
+//! search asks most often (the mover, the legal actions, the outcome), read under one hold
+//! of the GIL when the move is made. A memo keyed by move history keeps the nodes searches
+//! reach, so walking down a known path of the tree calls no Python at all; only a new leaf
+//! does (clone, apply, read, observe). Positions are equal when their move histories are: the position cache keys a foreign
 //! game by its history, so transpositions are not shared, and such a game has no
 //! symmetries beyond the identity.
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
 use pyo3::exceptions::PyKeyboardInterrupt;
@@ -53,6 +55,11 @@ pub struct Rules {
     failure: Mutex<Option<String>>,
     /// Whether Ctrl-C arrived while a method ran (Python raises it there).
     interrupted: AtomicBool,
+    /// The positions searches reached, by origin and move history: a search walks the
+    /// same paths again and again, and the memo answers them without Python.
+    memo: Mutex<Memo>,
+    /// The last origin handed to a state from outside (see [`Rules::position`]).
+    origins: AtomicU64,
 }
 
 impl Rules {
@@ -95,6 +102,8 @@ impl Rules {
             obs_shape,
             failure: Mutex::new(None),
             interrupted: AtomicBool::new(false),
+            memo: Mutex::new(HashMap::new()),
+            origins: AtomicU64::new(0),
         };
         if let Err(reason) = read_state(&rules, &state)? {
             return Err(refused(format!(
@@ -135,14 +144,36 @@ impl Rules {
 
     /// The game's initial position.
     pub fn initial(self: &Arc<Self>) -> Foreign {
-        let state = self.call(&[], "new_initial_state()", |py| {
-            Ok(self
-                .game
-                .bind(py)
-                .call_method0("new_initial_state")?
-                .unbind())
+        let node = self.call(&[], "new_initial_state()", |py| {
+            let state = self.game.bind(py).call_method0("new_initial_state")?;
+            self.node(py, state.unbind(), 0, Vec::new())
         });
-        Foreign::at(self.clone(), state, Vec::new())
+        Foreign {
+            rules: self.clone(),
+            node: Arc::new(node),
+        }
+    }
+
+    /// The position of `state`, a state of this game from outside (a caller's): a copy of
+    /// it, with an origin of its own, for its history is not known.
+    pub fn position(self: &Arc<Self>, state: &Bound<'_, PyAny>) -> PyResult<Foreign> {
+        let copy = state.call_method0("clone")?;
+        let origin = self.origins.fetch_add(1, Ordering::Relaxed) + 1;
+        let node = match read_state(self, &copy)? {
+            Ok((to_move, legal, outcome)) => Node {
+                state: copy.unbind(),
+                origin,
+                history: Vec::new(),
+                to_move,
+                legal,
+                outcome,
+            },
+            Err(reason) => return Err(refused(format!("{}: {reason}", self.name))),
+        };
+        Ok(Foreign {
+            rules: self.clone(),
+            node: Arc::new(node),
+        })
     }
 
     /// Runs `body` under the GIL. A Python exception stops the run: its message, naming
@@ -154,7 +185,7 @@ impl Rules {
         what: &str,
         body: impl FnOnce(Python<'_>) -> PyResult<T>,
     ) -> T {
-        match Python::attach(body) {
+        match attach(body) {
             Ok(value) => value,
             Err(error) if Python::attach(|py| error.is_instance_of::<PyKeyboardInterrupt>(py)) => {
                 self.interrupted.store(true, Ordering::Relaxed);
@@ -173,6 +204,53 @@ impl Rules {
         failure.get_or_insert_with(|| message.clone());
         drop(failure);
         std::panic::panic_any(GameFailure(message))
+    }
+}
+
+/// `Python::attach` for the search's threads. A thread of zerosum's has no Python thread
+/// state of its own, and CPython makes and frees one for every call into Python from such
+/// a thread; the first call makes one that lives as long as the thread, so that later ones
+/// only take the GIL.
+fn attach<T>(body: impl FnOnce(Python<'_>) -> T) -> T {
+    THREAD_STATE.with(|_| ());
+    Python::attach(body)
+}
+
+thread_local! {
+    static THREAD_STATE: KeptThreadState = KeptThreadState::new();
+}
+
+/// A Python thread state held for a thread that had none, released when the thread ends.
+struct KeptThreadState(Option<(pyo3::ffi::PyGILState_STATE, *mut pyo3::ffi::PyThreadState)>);
+
+impl KeptThreadState {
+    fn new() -> KeptThreadState {
+        // SAFETY: the interpreter is running (the extension module is loaded); a thread
+        // with a thread state (Python's own) is left alone, and for one without, Ensure
+        // makes a state and takes the GIL, which SaveThread gives back at once, so that the
+        // state's count stays above zero and CPython keeps it between calls.
+        unsafe {
+            if !pyo3::ffi::PyGILState_GetThisThreadState().is_null() {
+                return KeptThreadState(None);
+            }
+            let held = pyo3::ffi::PyGILState_Ensure();
+            KeptThreadState(Some((held, pyo3::ffi::PyEval_SaveThread())))
+        }
+    }
+}
+
+impl Drop for KeptThreadState {
+    fn drop(&mut self) {
+        if let Some((held, state)) = self.0.take() {
+            // SAFETY: the pair made in `new`, on this thread: retake the GIL with the kept
+            // state, then Release frees the state and gives the GIL back.
+            unsafe {
+                if pyo3::ffi::Py_IsInitialized() != 0 {
+                    pyo3::ffi::PyEval_RestoreThread(state);
+                    pyo3::ffi::PyGILState_Release(held);
+                }
+            }
+        }
     }
 }
 
@@ -237,36 +315,82 @@ pub fn refused(reason: String) -> PyErr {
     crate::GameError::new_err(reason)
 }
 
-/// One position of a foreign game.
+/// One position of a foreign game: a shared, never-mutated node of the game's memo.
 pub struct Foreign {
     rules: Arc<Rules>,
+    node: Arc<Node>,
+}
+
+/// A Python state, which nothing mutates once it is read, and what the search asks of it.
+struct Node {
     state: Py<PyAny>,
+    /// 0 for positions reached from the initial state, else the number of the state
+    /// handed in from outside that `history` starts from.
+    origin: u64,
     history: Vec<Action>,
     to_move: Player,
     legal: Vec<Action>,
     outcome: Option<Outcome>,
 }
 
-impl Foreign {
-    /// The position `state` reached by `history`, with what the search asks of it read now.
-    fn at(rules: Arc<Rules>, state: Py<PyAny>, history: Vec<Action>) -> Foreign {
-        let read = rules.call(&history, "reading the state", |py| {
-            read_state(&rules, state.bind(py))
-        });
-        match read {
-            Ok((to_move, legal, outcome)) => Foreign {
-                rules,
+/// The positions searches reached, by origin and move history.
+type Memo = HashMap<(u64, Vec<Action>), Arc<Node>>;
+
+/// How many positions the memo of moves keeps before it starts over.
+const MEMO_CAPACITY: usize = 100_000;
+
+impl Rules {
+    /// The node `state` reached by `history`, read now (the caller holds the GIL).
+    fn node(
+        &self,
+        py: Python<'_>,
+        state: Py<PyAny>,
+        origin: u64,
+        history: Vec<Action>,
+    ) -> PyResult<Node> {
+        match read_state(self, state.bind(py))? {
+            Ok((to_move, legal, outcome)) => Ok(Node {
                 state,
+                origin,
                 history,
                 to_move,
                 legal,
                 outcome,
-            },
-            Err(reason) => {
-                let message = format!("{}: {reason} after the moves {history:?}", rules.name);
-                rules.fail(message)
-            }
+            }),
+            Err(reason) => self.fail(format!(
+                "{}: {reason} after the moves {history:?}",
+                self.name
+            )),
         }
+    }
+
+    /// The position after `action` in `parent`: from the memo where a search walked this
+    /// way before, so selection down a known path calls no Python; else a clone of the
+    /// parent's state with `action` applied, and every read, under one hold of the GIL.
+    fn child(&self, parent: &Node, action: Action) -> Arc<Node> {
+        let mut history = Vec::with_capacity(parent.history.len() + 1);
+        history.extend_from_slice(&parent.history);
+        history.push(action);
+        let key = (parent.origin, history);
+        if let Some(node) = self.memo().get(&key) {
+            return node.clone();
+        }
+        let node = self.call(&parent.history, "clone() and apply_action()", |py| {
+            let state = parent.state.bind(py).call_method0("clone")?;
+            state.call_method1("apply_action", (action,))?;
+            self.node(py, state.unbind(), parent.origin, key.1.clone())
+        });
+        let node = Arc::new(node);
+        let mut memo = self.memo();
+        if memo.len() >= MEMO_CAPACITY {
+            memo.clear();
+        }
+        memo.insert(key, node.clone());
+        node
+    }
+
+    fn memo(&self) -> std::sync::MutexGuard<'_, Memo> {
+        self.memo.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -323,10 +447,17 @@ fn read_state(rules: &Rules, state: &Bound<'_, PyAny>) -> PyResult<Result<StateV
     Ok(Ok((to_move, legal, None)))
 }
 
+impl Foreign {
+    /// A copy of the position's Python state, for a caller to keep or change.
+    pub fn python_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.node.state.bind(py).call_method0("clone")
+    }
+}
+
 impl fmt::Display for Foreign {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text =
-            Python::attach(|py| -> PyResult<String> { Ok(self.state.bind(py).str()?.to_string()) });
+            attach(|py| -> PyResult<String> { Ok(self.node.state.bind(py).str()?.to_string()) });
         match text {
             Ok(text) => f.write_str(&text),
             Err(error) => write!(f, "(str() raised {error})"),
@@ -336,22 +467,16 @@ impl fmt::Display for Foreign {
 
 impl fmt::Debug for Foreign {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} after {:?}", self.rules.name, self.history)
+        write!(f, "{} after {:?}", self.rules.name, self.node.history)
     }
 }
 
 impl DynPosition for Foreign {
     fn clone_box(&self) -> Box<dyn DynPosition> {
-        let state = self.rules.call(&self.history, "clone()", |py| {
-            Ok(self.state.bind(py).call_method0("clone")?.unbind())
-        });
+        // Nodes are never mutated: a copy shares its node.
         Box::new(Foreign {
             rules: self.rules.clone(),
-            state,
-            history: self.history.clone(),
-            to_move: self.to_move,
-            legal: self.legal.clone(),
-            outcome: self.outcome,
+            node: self.node.clone(),
         })
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -362,7 +487,9 @@ impl DynPosition for Foreign {
             .as_any()
             .downcast_ref::<Foreign>()
             .is_some_and(|other| {
-                Arc::ptr_eq(&self.rules, &other.rules) && self.history == other.history
+                Arc::ptr_eq(&self.rules, &other.rules)
+                    && self.node.origin == other.node.origin
+                    && self.node.history == other.node.history
             })
     }
     fn name(&self) -> String {
@@ -375,39 +502,31 @@ impl DynPosition for Foreign {
         self.rules.obs_shape
     }
     fn to_move(&self) -> Player {
-        self.to_move
+        self.node.to_move
     }
     fn legal_actions(&self, out: &mut Vec<Action>) {
         out.clear();
-        out.extend_from_slice(&self.legal);
+        out.extend_from_slice(&self.node.legal);
     }
     fn apply(&mut self, action: Action) {
-        if !self.legal.contains(&action) {
+        if !self.node.legal.contains(&action) {
             self.rules.fail(format!(
                 "{}: action {action} is not legal after the moves {:?}",
-                self.rules.name, self.history
+                self.rules.name, self.node.history
             ));
         }
-        self.rules.call(&self.history, "apply_action()", |py| {
-            self.state
-                .bind(py)
-                .call_method1("apply_action", (action,))?;
-            Ok(())
-        });
-        let mut history = std::mem::take(&mut self.history);
-        history.push(action);
-        let state = Python::attach(|py| self.state.clone_ref(py));
-        *self = Foreign::at(self.rules.clone(), state, history);
+        self.node = self.rules.child(&self.node, action);
     }
     fn outcome(&self) -> Option<Outcome> {
-        self.outcome
+        self.node.outcome
     }
     fn observe(&self, out: &mut [f32]) {
-        let player = self.to_move.index();
+        let player = self.node.to_move.index();
         let values: Vec<f32> = self
             .rules
-            .call(&self.history, "observation_tensor()", |py| {
+            .call(&self.node.history, "observation_tensor()", |py| {
                 let tensor = self
+                    .node
                     .state
                     .bind(py)
                     .call_method1("observation_tensor", (player,))?;
@@ -423,7 +542,7 @@ impl DynPosition for Foreign {
                 self.rules.name,
                 values.len(),
                 out.len(),
-                self.history
+                self.node.history
             ));
         }
         out.copy_from_slice(&values);
@@ -438,23 +557,35 @@ impl DynPosition for Foreign {
         (index == 0).then(|| self.clone_box())
     }
     fn hash(&self) -> u64 {
-        // FNV-1a over the moves: positions are equal when their histories are.
-        self.history.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &a| {
+        // FNV-1a over the origin and the moves: positions are equal when those are.
+        let start = (0xcbf2_9ce4_8422_2325 ^ self.node.origin).wrapping_mul(0x0100_0000_01b3);
+        self.node.history.iter().fold(start, |hash, &a| {
             (hash ^ a as u64).wrapping_mul(0x0100_0000_01b3)
         })
     }
     fn format_action(&self, action: Action) -> String {
-        let player = self.to_move.index();
-        self.rules.call(&self.history, "action_to_string()", |py| {
-            self.state
-                .bind(py)
-                .call_method1("action_to_string", (player, action))?
-                .extract()
-        })
+        // Only a legal action is the game's to name: any other is shown as its number.
+        if !self.node.legal.contains(&action) {
+            return action.to_string();
+        }
+        let player = self.node.to_move.index();
+        self.rules
+            .call(&self.node.history, "action_to_string()", |py| {
+                self.node
+                    .state
+                    .bind(py)
+                    .call_method1("action_to_string", (player, action))?
+                    .extract()
+            })
     }
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         let text = text.trim();
-        if let Some(action) = self.legal.iter().find(|&&a| self.format_action(a) == text) {
+        if let Some(action) = self
+            .node
+            .legal
+            .iter()
+            .find(|&&a| self.format_action(a) == text)
+        {
             return Ok(*action);
         }
         text.parse().map_err(|_| GameError::BadNotation {

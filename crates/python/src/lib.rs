@@ -4,6 +4,7 @@
 
 mod foreign;
 mod native;
+mod players;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -70,25 +71,33 @@ fn without_gil<T: Send>(
     work: impl FnOnce() -> T + Send,
 ) -> PyResult<T> {
     let result = py.detach(|| std::panic::catch_unwind(AssertUnwindSafe(work)));
-    result.map_err(|payload| {
-        if playable
-            .foreign
-            .as_ref()
-            .is_some_and(|rules| rules.interrupted())
-        {
-            return PyKeyboardInterrupt::new_err("interrupted; everything finished is kept");
-        }
-        if let Some(failure) = playable.foreign.as_ref().and_then(|rules| rules.failure()) {
-            return GameError::new_err(failure);
-        }
-        let message = payload
-            .downcast_ref::<foreign::GameFailure>()
-            .map(|failure| failure.0.clone())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "zerosum stopped on an internal error".into());
-        PyRuntimeError::new_err(message)
-    })
+    result.map_err(|payload| unwound(playable.foreign.as_ref(), payload))
+}
+
+/// Runs `work` holding the GIL (it calls Python, a player written in Python say), with the
+/// unwinding of [`without_gil`].
+fn caught<T>(foreign: Option<&Arc<foreign::Rules>>, work: impl FnOnce() -> T) -> PyResult<T> {
+    std::panic::catch_unwind(AssertUnwindSafe(work)).map_err(|payload| unwound(foreign, payload))
+}
+
+/// The Python exception for a search that unwound: Ctrl-C inside a game's method, the
+/// game's own exception, or an internal error.
+fn unwound(foreign: Option<&Arc<foreign::Rules>>, payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    if foreign.is_some_and(|rules| rules.interrupted()) {
+        return PyKeyboardInterrupt::new_err("interrupted; everything finished is kept");
+    }
+    if let Some(failure) = foreign.and_then(|rules| rules.failure()) {
+        return GameError::new_err(failure);
+    }
+    if let Some(failure) = payload.downcast_ref::<foreign::GameFailure>() {
+        return GameError::new_err(failure.0.clone());
+    }
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "zerosum stopped on an internal error".into());
+    PyRuntimeError::new_err(message)
 }
 
 /// Checks `game` against zerosum's game contract over `games` random games: the legal
@@ -285,5 +294,8 @@ fn _zerosum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(native::load_game, m)?)?;
     m.add_function(wrap_pyfunction!(check_game, m)?)?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
+    m.add_class::<players::PyAgent>()?;
+    m.add_function(wrap_pyfunction!(players::arena, m)?)?;
+    m.add_function(wrap_pyfunction!(players::read_checkpoint, m)?)?;
     Ok(())
 }

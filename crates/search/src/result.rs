@@ -24,6 +24,30 @@ pub struct SearchResult {
 }
 
 impl<G: Game> Tree<G> {
+    /// The principal variation: `first` (the move chosen) or the most visited root move,
+    /// then the most visited child at each node below, as far as visits go.
+    pub fn principal_variation(&self, first: Option<Action>) -> Vec<Action> {
+        let most_visited = |node: NodeId| {
+            self.node(node)
+                .children()
+                .filter(|&c| self.node(c).visits > 0)
+                .max_by_key(|&c| self.node(c).visits)
+        };
+        let mut node = match first {
+            Some(action) => self.child(NodeId::ROOT, action),
+            None => most_visited(NodeId::ROOT),
+        };
+        let mut pv = Vec::new();
+        while let Some(id) = node {
+            pv.push(self.node(id).action);
+            node = most_visited(id);
+        }
+        if pv.is_empty() {
+            pv.extend(first);
+        }
+        pv
+    }
+
     /// Summarises the root. Empty if the root was never expanded. `config` is the search's
     /// own (its forced playouts decide the target of a self-play search).
     pub fn result(&self, config: &SearchConfig) -> SearchResult {

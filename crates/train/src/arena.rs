@@ -119,6 +119,17 @@ impl MatchReport {
         (elo_of_score(low), elo_of_score(high))
     }
 
+    /// Adds the games of `other`, a match between the same players.
+    pub fn merge(&mut self, other: &MatchReport) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        self.wins_as_first += other.wins_as_first;
+        self.wins_as_second += other.wins_as_second;
+        self.thinking.merge(other.thinking);
+        self.opponent_thinking.merge(other.opponent_thinking);
+    }
+
     fn add(&mut self, value_for_a: f32, a_first: bool) {
         if value_for_a > 0.0 {
             self.wins += 1;

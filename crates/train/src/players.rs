@@ -391,6 +391,26 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
     }
 }
 
+/// Simulations per move of the rollout MCTS that stands in when no checkpoint is given.
+pub const DEFAULT_ROLLOUT_SIMS: usize = 1000;
+
+/// `mcts:N`, one fixed player whatever the run's settings, so that results against it
+/// compare across runs and recipes: PUCT with the default constants and the solver,
+/// uniform priors, one random rollout per leaf. The terminal check and repetition draws
+/// came later and stay off, so that this is the player every earlier result met.
+pub fn rollout_agent<G: Game>(sims: usize, seed: u64) -> MctsAgent<G> {
+    MctsAgent::new(
+        format!("mcts:{sims}"),
+        Box::new(RolloutEvaluator::new(seed, 1)),
+        SearchConfig {
+            terminal_check: false,
+            repetition_draws: false,
+            ..SearchConfig::default()
+        },
+        sims,
+    )
+}
+
 /// Builds any player but `human` (which needs a terminal, and lives in the binary).
 ///
 /// `search` is used for `checkpoint:` and `mcts:` players; `default_sims` is the
@@ -406,21 +426,7 @@ pub fn build_agent<G: Game>(
     Ok(match spec {
         PlayerSpec::Random => Box::new(RandomAgent),
         PlayerSpec::Perfect => Box::new(PerfectAgent::new(2_000_000)),
-        // `mcts:N` is one fixed player whatever the run's settings, so that results against
-        // it compare across runs and recipes: PUCT with the default constants and the
-        // solver, uniform priors, one random rollout per leaf. The terminal check and
-        // repetition draws came later and stay off, so that this is the player every
-        // earlier result met.
-        PlayerSpec::Mcts { sims } => Box::new(MctsAgent::new(
-            format!("mcts:{sims}"),
-            Box::new(RolloutEvaluator::new(seed, 1)),
-            SearchConfig {
-                terminal_check: false,
-                repetition_draws: false,
-                ..SearchConfig::default()
-            },
-            *sims,
-        )),
+        PlayerSpec::Mcts { sims } => Box::new(rollout_agent(*sims, seed)),
         PlayerSpec::Mc { playouts } => Box::new(ClassicAgent::FlatMonteCarlo {
             playouts: *playouts,
         }),

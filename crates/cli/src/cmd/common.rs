@@ -133,8 +133,7 @@ pub fn use_match_threads(config: &ResolvedConfig) {
     zerosum_nn::set_torch_threads(zerosum_train::match_torch_threads(config.torch_threads));
 }
 
-/// Simulations per move of the rollout MCTS that stands in when no checkpoint is given.
-pub const DEFAULT_ROLLOUT_SIMS: usize = 1000;
+pub use zerosum_train::players::DEFAULT_ROLLOUT_SIMS;
 
 /// Parses a count that must be at least 1 (simulations, say).
 pub fn positive(text: &str) -> Result<usize, String> {

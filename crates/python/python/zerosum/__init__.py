@@ -5,6 +5,8 @@ Train a built-in game, one of OpenSpiel's, or one written in Python::
     import zerosum
     zerosum.train("connect4", run="runs/c4")
     zerosum.train(MyGame(), run="runs/mine", overrides={"generations": 30})
+    agent = zerosum.Agent(MyGame(), checkpoint="runs/mine", simulations=200)
+    zerosum.arena(agent, "mcts:1000", MyGame(), games=100)
 
 A game written in Python is any object with OpenSpiel's game and state methods
 (docs/python.md lists them).
@@ -13,6 +15,18 @@ A game written in Python is any object with OpenSpiel's game and state methods
 # The extension links the libtorch of the torch package: importing torch first loads it.
 import torch  # noqa: F401
 
-from ._zerosum import Game, GameError, State, check_game, load_game, train
+from ._zerosum import Agent, Game, GameError, State, arena, check_game, load_game, train
+from .checkpoint import ZerosumNet, load_checkpoint
 
-__all__ = ["Game", "GameError", "State", "check_game", "load_game", "train"]
+__all__ = [
+    "Agent",
+    "Game",
+    "GameError",
+    "State",
+    "ZerosumNet",
+    "arena",
+    "check_game",
+    "load_checkpoint",
+    "load_game",
+    "train",
+]

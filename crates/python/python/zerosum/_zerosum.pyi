@@ -1,6 +1,6 @@
 """Type stubs of zerosum's extension module (re-exported by the `zerosum` package)."""
 
-from typing import Any, Dict, List, Optional, Protocol, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
 class GameError(Exception):
     """A game zerosum cannot play, or one that broke a rule of the game contract."""
@@ -78,3 +78,53 @@ def train(
     Ctrl-C stops it at the end of the generation under way (KeyboardInterrupt); resume=True
     continues it."""
 
+
+class Agent:
+    """A player for any game zerosum plays: a trained checkpoint searched with MCTS, or
+    rollout MCTS (`mcts:N`) when no checkpoint is named."""
+
+    def __init__(
+        self,
+        game: AnyGame,
+        checkpoint: Optional[str] = None,
+        simulations: Optional[int] = None,
+        seed: int = 1,
+    ) -> None:
+        """`checkpoint`: a run, `checkpoints/latest`, NAME(.safetensors) or a URL of any of
+        them. `simulations` per move: by default the game config's `play.num_simulations`
+        with a checkpoint and 1,000 without."""
+    @property
+    def name(self) -> str:
+        """`checkpoint:PATH` or `mcts:N`."""
+    @property
+    def game(self) -> str:
+        """The registry name of its game."""
+    def choose(self, state: Any) -> int:
+        """The action it plays in `state`, a state of its game that is not finished (a
+        `zerosum.State`, or the Python game's own state, which is left unchanged)."""
+    def analyse(self, state: Any) -> Dict[str, Any]:
+        """The search behind the move: `action`, `value` (from the mover's view, in
+        [-1, 1]), `network_value`, `visits`, `prior` and `q` as {action: number}, and the
+        principal variation `pv` with its `pv_notation`."""
+    def evaluate(self, state: Any) -> Tuple[List[float], float]:
+        """The network alone: policy logits over every action, and the value."""
+
+Player = Union[str, Agent, Callable[[Any], int]]
+
+def arena(
+    a: Player,
+    b: Player,
+    game: AnyGame,
+    games: int = 100,
+    seed: int = 1,
+    opening_plies: int = 0,
+    progress: bool = False,
+) -> Dict[str, Any]:
+    """Plays `games` games between `a` and `b` (spec strings as on the command line, like
+    "mcts:1000" or "checkpoint:runs/c4", Agents, or callables state -> action), each
+    moving first in half of them. Returns a, b, games, wins, draws, losses (A's),
+    wins_as_first, wins_as_second, score, score_interval (95%), elo, elo_interval,
+    ms_per_move and opponent_ms_per_move."""
+
+def read_checkpoint(location: str) -> Tuple[str, bytes]:
+    """The sidecar JSON and the safetensors bytes of a checkpoint (see load_checkpoint)."""

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use zerosum_games::chess::Chess;
 use zerosum_games::{Action, Game, Outcome};
-use zerosum_search::{search_one, Bound, EvalCache, Evaluator, NodeId, SearchConfig, Tree};
+use zerosum_search::{search_one, Bound, EvalCache, Evaluator, SearchConfig, Tree};
 
 /// Where the engine's lines go: shared by the loop and the search thread.
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -136,30 +136,6 @@ pub fn run(
     );
 }
 
-/// The principal variation: `first` (the move chosen) or the most visited root move, then
-/// the most visited child at each node below, as far as visits go.
-pub fn principal_variation(tree: &Tree<Chess>, first: Option<Action>) -> Vec<Action> {
-    let most_visited = |node: NodeId| {
-        tree.node(node)
-            .children()
-            .filter(|&c| tree.node(c).visits > 0)
-            .max_by_key(|&c| tree.node(c).visits)
-    };
-    let mut node = match first {
-        Some(action) => tree.child(NodeId::ROOT, action),
-        None => most_visited(NodeId::ROOT),
-    };
-    let mut pv = Vec::new();
-    while let Some(id) = node {
-        pv.push(tree.node(id).action);
-        node = most_visited(id);
-    }
-    if pv.is_empty() {
-        pv.extend(first);
-    }
-    pv
-}
-
 /// Centipawns from a value in `[-1, 1]`, as Leela Chess Zero converts: `111.71 *
 /// tan(1.5621 * v)`, so that 0.3 is about +57, 0.5 +111, 0.9 +671 and 1 at most +12800.
 pub fn centipawns(value: f32) -> i64 {
@@ -169,7 +145,7 @@ pub fn centipawns(value: f32) -> i64 {
 
 /// `info depth D nodes N score (cp X | mate M) pv ...` for the tree as it stands.
 pub fn info_line(tree: &Tree<Chess>, nodes: u64, best: Option<Action>) -> String {
-    let pv = principal_variation(tree, best);
+    let pv = tree.principal_variation(best);
     let mut position = tree.root_position().clone();
     let mover = position.to_move();
     let mut moves = Vec::with_capacity(pv.len());

@@ -1,0 +1,193 @@
+"""Agents, arena matches and checkpoints as torch modules: a game written in Python trained
+to exact play, built-in games searched with rollout MCTS, and the bad inputs."""
+
+import functools
+import os
+import random
+import sys
+
+import pytest
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import zerosum  # noqa: E402
+from games import TicTacToe, TicTacToeState  # noqa: E402
+
+
+@functools.lru_cache(maxsize=None)
+def solved(board, player):
+    """The value of the position for `player`, to move, under perfect play."""
+    state = TicTacToeState()
+    state.board, state.player = list(board), player
+    if state.is_terminal():
+        return state.returns()[player]
+    best = -1.0
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply_action(action)
+        best = max(best, -solved(tuple(child.board), child.player))
+    return best
+
+
+def action_values(state):
+    """Each legal action's value for the mover under perfect play."""
+    values = {}
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply_action(action)
+        values[action] = -solved(tuple(child.board), child.player)
+    return values
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A run of the Python tic-tac-toe under the generic default config (20 generations)."""
+    run = str(tmp_path_factory.mktemp("pyttt") / "run")
+    summary = zerosum.train(TicTacToe(), run=run)
+    assert summary["generation"] == 20
+    return run
+
+
+def test_a_python_game_trains_to_play_as_well_as_exact_minimax(trained):
+    agent = zerosum.Agent(TicTacToe(), checkpoint=trained)
+    rng = random.Random(7)
+    moves = 0
+    for game in range(120):
+        state = TicTacToe().new_initial_state()
+        seat = game % 2
+        while not state.is_terminal():
+            values = action_values(state)
+            if state.current_player() == seat:
+                action = agent.choose(state)
+                moves += 1
+                assert values[action] == max(values.values()), (
+                    f"a move worth {values[action]} where {max(values.values())} was to be had:\n{state}"
+                )
+            else:
+                action = rng.choice(state.legal_actions())
+            state.apply_action(action)
+    assert moves > 300
+
+    def perfect(state):
+        values = action_values(state)
+        return rng.choice([a for a, v in values.items() if v == max(values.values())])
+
+    result = zerosum.arena(agent, perfect, TicTacToe(), games=20)
+    assert result["losses"] == 0 and result["draws"] == 20, result
+
+
+def test_a_checkpoint_loads_as_a_torch_module_with_zerosums_outputs(trained):
+    net = zerosum.load_checkpoint(trained)
+    assert isinstance(net, torch.nn.Module) and not net.training
+    assert net.meta["game"] == "pytictactoe" and len(net.sha256) == 64
+    agent = zerosum.Agent(TicTacToe(), checkpoint=trained)
+    rng = random.Random(3)
+    for _ in range(20):
+        state = TicTacToe().new_initial_state()
+        for _ in range(rng.randrange(8)):
+            if not state.is_terminal():
+                state.apply_action(rng.choice(state.legal_actions()))
+        if state.is_terminal():
+            continue
+        logits, value = agent.evaluate(state)
+        with torch.no_grad():
+            policy, values = net(torch.tensor([state.observation_tensor(state.current_player())]))
+        assert torch.allclose(policy[0], torch.tensor(logits), atol=1e-5)
+        assert abs(values[0].item() - value) <= 1e-5
+
+
+def test_an_agent_searches_a_built_in_game_and_reports_its_analysis():
+    state = zerosum.load_game("tictactoe").new_initial_state()
+    for action in [0, 3, 1, 4]:
+        state.apply_action(action)
+    agent = zerosum.Agent("tictactoe", simulations=300)
+    assert agent.name == "mcts:300" and agent.game == "tictactoe"
+    assert agent.choose(state) == 2, "x completes the top row"
+    analysis = agent.analyse(state)
+    assert analysis["action"] == 2 and analysis["pv"][0] == 2
+    assert analysis["pv_notation"][0] == state.action_to_string(0, 2)
+    assert analysis["value"] > 0.9
+    assert set(analysis["visits"]) == set(state.legal_actions())
+    assert abs(sum(analysis["prior"].values()) - 1.0) < 1e-5
+    assert state.legal_actions() == [2, 5, 6, 7, 8], "the caller's state is untouched"
+
+
+def test_an_agent_plays_a_python_games_own_states_without_changing_them():
+    agent = zerosum.Agent(TicTacToe(), simulations=200)
+    state = TicTacToe().new_initial_state()
+    for action in [4, 0, 8]:
+        state.apply_action(action)
+    board = list(state.board)
+    assert agent.choose(state) in state.legal_actions()
+    assert state.board == board
+
+
+def test_arena_plays_specs_agents_and_callables():
+    result = zerosum.arena("mcts:200", "random", "tictactoe", games=10, seed=2)
+    assert result["games"] == 10 and result["a"] == "mcts:200" and result["b"] == "random"
+    assert result["wins"] + result["draws"] + result["losses"] == 10
+    assert result["losses"] == 0
+    low, high = result["score_interval"]
+    assert low <= result["score"] <= high
+    assert result["wins_as_first"] + result["wins_as_second"] == result["wins"]
+
+    def first_legal(state):
+        return state.legal_actions()[0]
+
+    agent = zerosum.Agent(TicTacToe(), simulations=200)
+    result = zerosum.arena(agent, first_legal, TicTacToe(), games=4, opening_plies=1)
+    assert result["b"] == "first_legal" and result["wins"] == 4
+
+
+def test_an_openspiel_agent_meets_openspiels_own_mcts_bot():
+    pyspiel = pytest.importorskip("pyspiel")
+    game = pyspiel.load_game("tic_tac_toe")
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 1), 2.0, 200, 100, True, 1, False)
+    result = zerosum.arena(zerosum.Agent(game, simulations=400), bot.step, game, games=4)
+    assert result["losses"] == 0, result
+
+
+class Illegal:
+    def __call__(self, state):
+        return 99
+
+
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (lambda: zerosum.Agent("tictactoe", simulations=0), zerosum.GameError, "at least 1"),
+        (lambda: zerosum.Agent("tictactoe", checkpoint="/no/such/run"), zerosum.GameError, "no checkpoint there"),
+        (lambda: zerosum.load_checkpoint("/no/such/run"), zerosum.GameError, "no checkpoint there"),
+        (lambda: zerosum.arena("mcts:x", "random", "tictactoe"), zerosum.GameError, "mcts:x"),
+        (lambda: zerosum.arena(42, "random", "tictactoe"), zerosum.GameError, "not a player"),
+        (lambda: zerosum.arena(Illegal(), "random", "tictactoe", games=2), zerosum.GameError, "returned 99, which is not a legal move"),
+        (lambda: zerosum.Agent("tictactoe").choose(zerosum.load_game("connect4").new_initial_state()), zerosum.GameError, "a state of connect4"),
+        (lambda: zerosum.Agent("tictactoe").choose(TicTacToeState()), zerosum.GameError, "where a state of tictactoe"),
+    ],
+)
+def test_bad_players_and_states_are_refused_in_one_line(make, error, message):
+    with pytest.raises(error, match=message) as raised:
+        make()
+    assert "\n" not in str(raised.value)
+
+
+def test_a_finished_game_has_no_move_to_choose_and_one_agent_cannot_sit_twice():
+    state = zerosum.load_game("tictactoe").new_initial_state()
+    for action in [0, 3, 1, 4, 2]:
+        state.apply_action(action)
+    agent = zerosum.Agent("tictactoe", simulations=10)
+    with pytest.raises(zerosum.GameError, match="the game is over"):
+        agent.choose(state)
+    with pytest.raises(zerosum.GameError, match="cannot play both sides"):
+        zerosum.arena(agent, agent, "tictactoe", games=2)
+    with pytest.raises(zerosum.GameError, match="plays tictactoe, not connect4"):
+        zerosum.arena(agent, "random", "connect4", games=2)
+
+
+def test_a_players_exception_stops_the_match_and_reaches_the_caller():
+    def broken(state):
+        raise ValueError("the player fell over")
+
+    with pytest.raises(ValueError, match="the player fell over"):
+        zerosum.arena("random", broken, "tictactoe", games=2)
