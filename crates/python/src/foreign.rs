@@ -119,16 +119,6 @@ impl Rules {
         self.name.clone()
     }
 
-    /// `[C, H, W]` of an observation.
-    pub fn obs_shape(&self) -> [usize; 3] {
-        self.obs_shape
-    }
-
-    /// The size of the action space.
-    pub fn num_actions(&self) -> usize {
-        self.num_actions
-    }
-
     /// Whether Ctrl-C stopped the run inside one of the game's methods.
     pub fn interrupted(&self) -> bool {
         self.interrupted.load(Ordering::Relaxed)
@@ -394,6 +384,124 @@ impl Rules {
     }
 }
 
+/// `state.observation_tensor(player)` as floats: a list, or a numpy array (`ravel`) or
+/// torch tensor (`flatten`) of any shape, read flat.
+fn observation(state: &Bound<'_, PyAny>, player: usize) -> PyResult<Vec<f32>> {
+    let tensor = state.call_method1("observation_tensor", (player,))?;
+    if let Ok(list) = tensor.cast::<PyList>() {
+        return list.extract();
+    }
+    let flat = if tensor.hasattr("ravel")? {
+        tensor.call_method0("ravel")?.call_method0("tolist")?
+    } else if tensor.hasattr("flatten")? {
+        tensor.call_method0("flatten")?.call_method0("tolist")?
+    } else {
+        tensor
+    };
+    flat.try_iter()?.map(|v| v?.extract::<f32>()).collect()
+}
+
+/// What a state shows: its text, whether it is over, and if not its mover, legal actions
+/// and observation.
+type Snapshot = (String, bool, i64, Vec<Action>, Vec<f32>);
+
+/// A clone of `state` with `action` applied.
+fn moved<'py>(state: &Bound<'py, PyAny>, action: Action) -> PyResult<Bound<'py, PyAny>> {
+    let copy = state.call_method0("clone")?;
+    copy.call_method1("apply_action", (action,))?;
+    Ok(copy)
+}
+
+fn snapshot(state: &Bound<'_, PyAny>) -> PyResult<Snapshot> {
+    let text = state.str()?.to_string();
+    if state.call_method0("is_terminal")?.extract::<bool>()? {
+        return Ok((text, true, -4, Vec::new(), Vec::new()));
+    }
+    let player: i64 = state.call_method0("current_player")?.extract()?;
+    let legal: Vec<Action> = state.call_method0("legal_actions")?.extract()?;
+    let observed = observation(state, player.clamp(0, 1) as usize)?;
+    Ok((text, false, player, legal, observed))
+}
+
+impl Rules {
+    /// Plays `games` random games in Python, checking what zerosum relies on and cannot see
+    /// through move histories: a clone is independent of its original (a move applied to
+    /// the clone leaves the original as it was), and a move applied to two copies of a
+    /// state gives the same state.
+    pub fn check_clones(&self, py: Python<'_>, games: usize, seed: u64) -> PyResult<()> {
+        let mut random = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        for _ in 0..games {
+            let mut history: Vec<Action> = Vec::new();
+            let failed = |what: &str, history: &[Action], error: PyErr| {
+                if error.is_instance_of::<PyKeyboardInterrupt>(py) {
+                    return error;
+                }
+                refused(format!(
+                    "{}: {what} raised {error} after the moves {history:?}",
+                    self.name
+                ))
+            };
+            let mut state = self
+                .game
+                .bind(py)
+                .call_method0("new_initial_state")
+                .map_err(|e| failed("new_initial_state()", &history, e))?;
+            loop {
+                let before =
+                    snapshot(&state).map_err(|e| failed("reading the state", &history, e))?;
+                if before.1 || before.3.is_empty() {
+                    break;
+                }
+                random ^= random << 13;
+                random ^= random >> 7;
+                random ^= random << 17;
+                let action = before.3[(random % before.3.len() as u64) as usize];
+                let child =
+                    moved(&state, action).map_err(|e| failed("apply_action()", &history, e))?;
+                let twin =
+                    moved(&state, action).map_err(|e| failed("apply_action()", &history, e))?;
+                let read = |s: &Bound<'_, PyAny>| {
+                    snapshot(s).map_err(|e| failed("reading the state", &history, e))
+                };
+                if read(&state)? != before {
+                    return Err(refused(format!(
+                        "{}: clone() is not independent: applying {action} to a clone changed the original after the moves {history:?}",
+                        self.name
+                    )));
+                }
+                if read(&child)? != read(&twin)? {
+                    return Err(refused(format!(
+                        "{}: apply_action({action}) is not deterministic: two copies differ after it, after the moves {history:?}",
+                        self.name
+                    )));
+                }
+                history.push(action);
+                state = child;
+            }
+        }
+        Ok(())
+    }
+
+    /// The generic default config for this game's shapes.
+    pub fn default_config(&self) -> String {
+        zerosum_train::config::generic_config(&self.name, self.obs_shape, self.num_actions)
+    }
+
+    /// The game object itself.
+    pub fn game<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.game.bind(py).clone()
+    }
+}
+
+/// The foreign game registered as `name`, if any.
+pub fn registered(name: &str) -> Option<Arc<Rules>> {
+    GAMES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(name)
+        .cloned()
+}
+
 type StateView = (Player, Vec<Action>, Option<Outcome>);
 
 /// The mover, the sorted legal actions and the outcome of `state`, or the rule of the
@@ -402,6 +510,11 @@ fn read_state(rules: &Rules, state: &Bound<'_, PyAny>) -> PyResult<Result<StateV
     if state.call_method0("is_terminal")?.extract::<bool>()? {
         let returns: Vec<f64> = state.call_method0("returns")?.extract()?;
         let outcome = match returns[..] {
+            [a, b] if !a.is_finite() || !b.is_finite() => {
+                return Ok(Err(format!(
+                    "returns() are {returns:?}, not finite numbers"
+                )))
+            }
             [a, b] if (a + b).abs() > 1e-6 => {
                 return Ok(Err(format!(
                     "returns() are {returns:?}, which do not sum to zero"
@@ -525,16 +638,7 @@ impl DynPosition for Foreign {
         let values: Vec<f32> = self
             .rules
             .call(&self.node.history, "observation_tensor()", |py| {
-                let tensor = self
-                    .node
-                    .state
-                    .bind(py)
-                    .call_method1("observation_tensor", (player,))?;
-                match tensor.cast::<PyList>() {
-                    Ok(list) => list.extract(),
-                    // numpy arrays and the like: whatever iterates as floats.
-                    Err(_) => tensor.try_iter()?.map(|v| v?.extract::<f32>()).collect(),
-                }
+                observation(self.node.state.bind(py), player)
             });
         if values.len() != out.len() {
             self.rules.fail(format!(
@@ -580,18 +684,26 @@ impl DynPosition for Foreign {
     }
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         let text = text.trim();
-        if let Some(action) = self
+        let notation: Vec<String> = self
             .node
             .legal
             .iter()
-            .find(|&&a| self.format_action(a) == text)
-        {
-            return Ok(*action);
+            .map(|&a| self.format_action(a))
+            .collect();
+        if let Some(index) = notation.iter().position(|n| n == text) {
+            return Ok(self.node.legal[index]);
         }
-        text.parse().map_err(|_| GameError::BadNotation {
-            text: text.to_string(),
-            expected: "a legal move as action_to_string() writes it, or an action number".into(),
-        })
+        // A bare action number, unless the game writes its moves as numbers: there "5"
+        // means the move written 5, not action 5.
+        let numeric = notation.iter().any(|n| n.parse::<i64>().is_ok());
+        text.parse()
+            .ok()
+            .filter(|_| !numeric)
+            .ok_or_else(|| GameError::BadNotation {
+                text: text.to_string(),
+                expected: "a legal move as action_to_string() writes it, or an action number"
+                    .into(),
+            })
     }
     fn is_repetition(&self) -> bool {
         false

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString};
 use zerosum_games::registry::{parse_game, AnyGame};
 use zerosum_games::{testing, with_game};
-use zerosum_train::config::{generic_config, toml_string};
+use zerosum_train::config::toml_string;
 use zerosum_train::{layout, train_with, Handler, Moment, Report, RunConfig, RunStore};
 use zerosum_train::{Phase, TrainError, TrainOptions};
 
@@ -33,6 +33,19 @@ struct Playable {
     foreign: Option<Arc<foreign::Rules>>,
 }
 
+impl Playable {
+    /// The config the game trains and plays with by default: its shipped one, or for a
+    /// game written in Python the generic default for its shapes.
+    fn default_config(&self) -> PyResult<String> {
+        match &self.foreign {
+            Some(rules) => Ok(rules.default_config()),
+            None => zerosum_games::registry::default_config(&self.game.name())
+                .map(|text| text.into_owned())
+                .map_err(|e| GameError::new_err(e.to_string())),
+        }
+    }
+}
+
 /// Resolves `game`: a registry name, a `zerosum.Game`, or an object with OpenSpiel's
 /// methods (registered in the game table under its name, see [`foreign::game_name`]).
 fn playable(game: &Bound<'_, PyAny>) -> PyResult<Playable> {
@@ -41,9 +54,9 @@ fn playable(game: &Bound<'_, PyAny>) -> PyResult<Playable> {
         foreign: None,
     };
     if let Ok(name) = game.cast::<PyString>() {
-        return parse_game(&name.to_cow()?)
-            .map(native)
-            .map_err(|e| GameError::new_err(e.to_string()));
+        let game = parse_game(&name.to_cow()?).map_err(|e| GameError::new_err(e.to_string()))?;
+        let foreign = foreign::registered(&game.name());
+        return Ok(Playable { game, foreign });
     }
     if let Ok(game) = game.cast::<native::PyGame>() {
         return Ok(native(game.get().game.clone()));
@@ -53,7 +66,8 @@ fn playable(game: &Bound<'_, PyAny>) -> PyResult<Playable> {
         name.push_str("-py");
     }
     let rules = foreign::Rules::inspect(game, name)?;
-    let config = generic_config(&rules.name(), rules.obs_shape(), rules.num_actions());
+    rules.check_clones(game.py(), 2, 1)?;
+    let config = rules.default_config();
     let rules = foreign::register(rules, config)?;
     let game = parse_game(&rules.name()).map_err(|e| GameError::new_err(e.to_string()))?;
     Ok(Playable {
@@ -113,6 +127,9 @@ fn check_game<'py>(
     seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let playable = playable(game)?;
+    if let Some(rules) = &playable.foreign {
+        rules.check_clones(py, games.min(20), seed)?;
+    }
     let report = without_gil(
         py,
         &playable,
@@ -143,7 +160,7 @@ fn override_value(value: &Bound<'_, PyAny>) -> PyResult<String> {
 /// The config of a run of `game`: the run's own when resuming one, else `config` (a TOML
 /// file) or the game's default, with `overrides` on top.
 fn run_config(
-    game: &AnyGame,
+    playable: &Playable,
     store: &RunStore,
     run: &str,
     config: Option<&str>,
@@ -151,6 +168,7 @@ fn run_config(
     resume: bool,
 ) -> PyResult<zerosum_train::ResolvedConfig> {
     let bad = |e: TrainError| GameError::new_err(e.to_string());
+    let game = &playable.game;
     let mut overrides = overrides.to_vec();
     let text = match store.get_text(layout::CONFIG).map_err(bad)? {
         Some(_) if !resume => {
@@ -164,9 +182,7 @@ fn run_config(
             match config {
                 Some(path) => std::fs::read_to_string(path)
                     .map_err(|e| GameError::new_err(format!("cannot read config {path}: {e}")))?,
-                None => zerosum_games::registry::default_config(&game.name())
-                    .map_err(|e| GameError::new_err(e.to_string()))?
-                    .into_owned(),
+                None => playable.default_config()?,
             }
         }
     };
@@ -252,7 +268,7 @@ fn train<'py>(
         settings.push(format!("{}={}", key.str()?, override_value(&value)?));
     }
     let store = RunStore::create(run).map_err(|e| GameError::new_err(e.to_string()))?;
-    let config = run_config(&playable.game, &store, run, config, &settings, resume)?;
+    let config = run_config(&playable, &store, run, config, &settings, resume)?;
     let options = TrainOptions::default();
     let summary = without_gil(py, &playable, || {
         let mut printer = Printer {

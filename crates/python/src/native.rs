@@ -146,9 +146,13 @@ fn boxed<G: Game>(position: &G) -> DynGame {
     DynGame::from_game(position.clone())
 }
 
-/// The game of zerosum's table named `name` (`connect4`, `go:size=9`).
+/// The game of zerosum's table named `name` (`connect4`, `go:size=9`); for the name of a
+/// game written in Python that zerosum has played, that game's own object.
 #[pyfunction]
-pub fn load_game(name: &str) -> PyResult<PyGame> {
+pub fn load_game(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
     let game = parse_game(name).map_err(|e| GameError::new_err(e.to_string()))?;
-    Ok(PyGame { game })
+    if let Some(rules) = crate::foreign::registered(&game.name()) {
+        return Ok(rules.game(py).unbind());
+    }
+    Ok(Py::new(py, PyGame { game })?.into_any())
 }

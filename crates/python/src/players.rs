@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use zerosum_games::registry::{self, AnyGame, DynGame};
+use zerosum_games::registry::DynGame;
 use zerosum_games::{with_game, Action, Game};
 use zerosum_nn::{parse_device, NetEvaluator};
 use zerosum_search::Evaluator;
@@ -23,17 +23,18 @@ use zerosum_train::{
 
 use crate::foreign::{Foreign, Rules};
 use crate::native::PyState;
-use crate::{caught, playable, GameError};
+use crate::{caught, playable, GameError, Playable};
 
-/// The config players of `game` search with: the game's default (its shipped config, or
-/// the generic one of a game written in Python).
-fn play_config(game: &AnyGame) -> PyResult<ResolvedConfig> {
-    let bad = |e: String| GameError::new_err(e);
-    let text = registry::default_config(&game.name()).map_err(|e| bad(e.to_string()))?;
-    let game_key = format!("game={}", zerosum_train::config::toml_string(&game.name()));
-    RunConfig::from_toml(&text, &[game_key])
+/// The config players of `playable` search with: the game's default (its shipped config,
+/// or the generic one of a game written in Python).
+fn play_config(playable: &Playable) -> PyResult<ResolvedConfig> {
+    let game_key = format!(
+        "game={}",
+        zerosum_train::config::toml_string(&playable.game.name())
+    );
+    RunConfig::from_toml(&playable.default_config()?, &[game_key])
         .and_then(|config| config.resolve())
-        .map_err(|e| bad(e.to_string()))
+        .map_err(|e| GameError::new_err(e.to_string()))
 }
 
 /// The position `state` stands for in the game of `initial`: a `zerosum.State` of that
@@ -214,7 +215,7 @@ impl PyAgent {
             return Err(GameError::new_err("simulations must be at least 1"));
         }
         let playable = playable(game)?;
-        let config = play_config(&playable.game)?;
+        let config = play_config(&playable)?;
         zerosum_nn::set_torch_threads(match_torch_threads(config.torch_threads));
         let foreign = playable.foreign.clone();
         let (seat, name) = with_game!(&playable.game, g => {
@@ -434,7 +435,7 @@ pub fn arena<'py>(
     progress: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let playable = playable(game)?;
-    let config = play_config(&playable.game)?;
+    let config = play_config(&playable)?;
     zerosum_nn::set_torch_threads(match_torch_threads(config.torch_threads));
     let foreign = playable.foreign.as_ref();
     let report = with_game!(&playable.game, g => {

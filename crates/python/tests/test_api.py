@@ -116,9 +116,51 @@ class Raises(TicTacToe):
         return State()
 
 
+class ShallowClone(TicTacToe):
+    name = "shallowclone"
+
+    def new_initial_state(self):
+        class State(TicTacToeState):
+            def clone(self):
+                other = type(self)()
+                other.board = self.board  # shared: a move on the clone changes the original
+                other.player = self.player
+                return other
+
+        return State()
+
+
+class NotDeterministic(TicTacToe):
+    name = "notdeterministic"
+
+    def new_initial_state(self):
+        import random
+
+        class State(TicTacToeState):
+            def apply_action(self, action):
+                free = [i for i, cell in enumerate(self.board) if cell is None]
+                super().apply_action(random.choice(free))
+
+        return State()
+
+
+class NanReturns(TicTacToe):
+    name = "nanreturns"
+
+    def new_initial_state(self):
+        class State(TicTacToeState):
+            def returns(self):
+                return [float("nan"), float("nan")]
+
+        return State()
+
+
 @pytest.mark.parametrize(
     "game, message",
     [
+        (ShallowClone(), "clone\\(\\) is not independent"),
+        (NotDeterministic(), "is not deterministic"),
+        (NanReturns(), "not finite numbers"),
         (NoLegalActions(), "no method legal_actions"),
         (Chance(), "chance nodes are not supported"),
         (NotZeroSum(), "do not sum to zero"),
@@ -187,3 +229,43 @@ def test_training_a_python_game_writes_a_run_and_returns_a_summary(tmp_path):
     assert summary["generation"] == 3
     with pytest.raises(zerosum.GameError, match="trains pytictactoe, not tictactoe"):
         zerosum.train("tictactoe", run=run, resume=True)
+
+
+def test_numpy_observations_of_any_shape_are_read_flat():
+    numpy = pytest.importorskip("numpy")
+
+    class Planes(TicTacToe):
+        name = "planes"
+
+        def observation_tensor_shape(self):
+            return [3, 3, 3]
+
+        def new_initial_state(self):
+            class State(TicTacToeState):
+                def observation_tensor(self, player):
+                    return numpy.array(super().observation_tensor(player)).reshape(3, 3, 3)
+
+            return State()
+
+    assert zerosum.check_game(Planes(), games=10)["games"] == 10
+
+
+def test_a_python_games_registry_name_finds_the_game_again():
+    zerosum.check_game(TicTacToe(), games=2)
+    game = zerosum.load_game("pytictactoe")
+    assert isinstance(game, TicTacToe), "load_game gives back the game object itself"
+    assert zerosum.check_game("pytictactoe", games=2)["games"] == 2
+
+    class NoNotation(TicTacToe):
+        name = "nonotation"
+
+        def new_initial_state(self):
+            class State(TicTacToeState):
+                def action_to_string(self, player, action):
+                    raise ValueError("no notation here")
+
+            return State()
+
+    for game in [NoNotation(), "nonotation"]:
+        with pytest.raises(zerosum.GameError, match="no notation here"):
+            zerosum.check_game(game, games=2)
