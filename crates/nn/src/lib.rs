@@ -31,7 +31,7 @@ pub use evaluator::NetEvaluator;
 pub use families::{Outputs, PolicyValueNet};
 pub use learner::{Batch, Learner, Losses};
 pub use model::{
-    checkpoint_base, parse_device, with_extension, CheckpointBytes, CheckpointMeta, Model,
+    checkpoint_base, parse_device, with_extension, Ancestor, CheckpointBytes, CheckpointMeta, Model,
 };
 /// Where tensors live (re-exported so other crates need not name tch).
 pub use tch::Device;

@@ -29,6 +29,22 @@ pub struct CheckpointMeta {
     pub generation: u64,
     /// The zerosum version that wrote it.
     pub zerosum_version: String,
+    /// The checkpoints it was started from (`train --init`), oldest first: each run's
+    /// last word before the next began, so a network improved run after run keeps its
+    /// whole history.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lineage: Vec<Ancestor>,
+}
+
+/// A checkpoint a network was started from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ancestor {
+    /// Where it was read (a path or a URL).
+    pub checkpoint: String,
+    /// Its training generation.
+    pub generation: u64,
+    /// Its optimizer steps.
+    pub step: u64,
 }
 
 /// Picks a device from `auto`, `cpu`, `cuda` or `cuda:N`.
@@ -80,6 +96,7 @@ impl Model {
             step: 0,
             generation: 0,
             zerosum_version: env!("CARGO_PKG_VERSION").to_string(),
+            lineage: Vec::new(),
         };
         Ok(Model { vs, net, meta })
     }
@@ -109,6 +126,17 @@ impl Model {
     pub fn set_progress(&mut self, step: u64, generation: u64) {
         self.meta.step = step;
         self.meta.generation = generation;
+    }
+
+    /// Makes the network, read from `origin`, the start of a new run: its progress goes
+    /// back to zero and `origin` joins its lineage.
+    pub fn start_from(&mut self, origin: String) {
+        self.meta.lineage.push(Ancestor {
+            checkpoint: origin,
+            generation: self.meta.generation,
+            step: self.meta.step,
+        });
+        self.set_progress(0, 0);
     }
 
     /// The device the weights live on.

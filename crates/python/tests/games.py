@@ -82,3 +82,79 @@ def minimax_value(state):
         child.apply_action(action)
         best = max(best, -minimax_value(child))
     return best
+
+
+class RaceState:
+    """Race to 10: the mover adds 1 or 2 to a shared total, and after adding 2 moves again,
+    so turns do not alternate; whoever brings the total to 10 or more wins."""
+
+    def __init__(self):
+        self.total = 0
+        self.player = 0
+        self.winner = None
+
+    def current_player(self):
+        return -4 if self.is_terminal() else self.player
+
+    def legal_actions(self):
+        return [] if self.is_terminal() else [0, 1]
+
+    def apply_action(self, action):
+        self.total += action + 1
+        if self.total >= 10:
+            self.winner = self.player
+        elif action == 0:
+            self.player = 1 - self.player
+
+    def is_terminal(self):
+        return self.winner is not None
+
+    def returns(self):
+        if self.winner is None:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+
+    def observation_tensor(self, player):
+        return [1.0 if i == self.total else 0.0 for i in range(10)]
+
+    def clone(self):
+        other = RaceState()
+        other.total, other.player, other.winner = self.total, self.player, self.winner
+        return other
+
+    def action_to_string(self, player, action):
+        return f"+{action + 1}"
+
+    def __str__(self):
+        return f"total {self.total}, player {self.player} to move"
+
+
+class Race:
+    name = "race"
+
+    def new_initial_state(self):
+        return RaceState()
+
+    def num_distinct_actions(self):
+        return 2
+
+    def observation_tensor_shape(self):
+        return [10]
+
+
+def race_value(state):
+    """The value of `state` for its mover under perfect play (turns may repeat)."""
+    if state.is_terminal():
+        return 0.0
+    best = -1.0
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply_action(action)
+        if child.is_terminal():
+            value = 1.0
+        elif child.current_player() == state.current_player():
+            value = race_value(child)
+        else:
+            value = -race_value(child)
+        best = max(best, value)
+    return best

@@ -12,7 +12,7 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 
 import zerosum  # noqa: E402
-from games import TicTacToe, TicTacToeState  # noqa: E402
+from games import Race, RaceState, TicTacToe, TicTacToeState, race_value  # noqa: E402
 
 
 @functools.lru_cache(maxsize=None)
@@ -191,3 +191,22 @@ def test_a_players_exception_stops_the_match_and_reaches_the_caller():
 
     with pytest.raises(ValueError, match="the player fell over"):
         zerosum.arena("random", broken, "tictactoe", games=2)
+
+
+def test_turns_that_do_not_alternate_are_searched_and_trained(tmp_path):
+    game = Race()
+    assert zerosum.check_game(game, games=50)["games"] == 50
+    agent = zerosum.Agent(game, simulations=2000)
+    for total in range(10):
+        for player in (0, 1):
+            state = RaceState()
+            state.total, state.player = total, player
+            values = {}
+            for action in state.legal_actions():
+                child = state.clone()
+                child.apply_action(action)
+                same = not child.is_terminal() and child.current_player() == player
+                values[action] = 1.0 if child.is_terminal() else (race_value(child) if same else -race_value(child))
+            assert values[agent.choose(state)] == race_value(state), f"total {total}"
+    summary = zerosum.train(game, run=str(tmp_path / "race"), overrides={"generations": 2, "arena.every": 0})
+    assert summary["generation"] == 2

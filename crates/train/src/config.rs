@@ -185,6 +185,10 @@ pub struct RunConfig {
     pub play: PlayConfig,
     /// Whether new networks must beat the best before they generate games.
     pub gating: crate::gating::GatingConfig,
+    /// A checkpoint (a run, `checkpoints/latest`, NAME, or a URL of any) whose weights a new
+    /// run starts from instead of a random network (`train --init`): its game and network
+    /// shape must be the run's. Empty: a fresh network.
+    pub init: String,
 }
 
 /// How the roles of a run take turns.
@@ -213,6 +217,7 @@ impl Default for RunConfig {
             search: SearchConfig::default(),
             self_play: SelfPlayConfig::default(),
             replay: ReplayConfig::default(),
+            init: String::new(),
             learner: LearnerConfig::default(),
             arena: ArenaConfig::default(),
             play: PlayConfig::default(),

@@ -106,9 +106,16 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         store: &'a RunStore,
         device: Device,
     ) -> Result<Self, TrainError> {
+        // A new run's starting weights are read first: a bad `init` leaves no run behind.
+        let fresh = checkpoints::generations(store)?.is_empty();
+        let init = if fresh && !config.init.is_empty() {
+            Some(warm_start(initial, config, device)?)
+        } else {
+            None
+        };
         RunIdentity::claim(store, initial.name())?;
         store.replace(layout::CONFIG, config.to_toml().as_bytes())?;
-        let optimizer = resume_optimizer(initial, config, store, device)?;
+        let optimizer = resume_optimizer(initial, config, store, device, init)?;
         let symmetries = if config.replay.symmetries {
             initial.symmetries()
         } else {
@@ -338,17 +345,22 @@ impl<'a, G: Game> LearnerRole<'a, G> {
 }
 
 /// The optimizer of the run's newest checkpoint, its state as it stopped; for a new run,
-/// a fresh network written and published as checkpoint 0.
+/// `init` (the weights it starts from) or a fresh network, written and published as
+/// checkpoint 0.
 fn resume_optimizer<G: Game>(
     initial: &G,
     config: &ResolvedConfig,
     store: &RunStore,
     device: Device,
+    init: Option<Model>,
 ) -> Result<zerosum_nn::Learner, TrainError> {
     let model = match checkpoints::generations(store)?.last() {
         Some(&generation) => checkpoints::load(store, generation, initial, device)?,
         None => {
-            let mut model = Model::for_game(initial, &config.model, device)?;
+            let mut model = match init {
+                Some(model) => model,
+                None => Model::for_game(initial, &config.model, device)?,
+            };
             model.set_progress(0, 0);
             checkpoints::save(store, 0, &model, None)?;
             checkpoints::publish(store, 0)?;
@@ -369,6 +381,54 @@ fn resume_optimizer<G: Game>(
         }
     }
     Ok(optimizer)
+}
+
+/// The network of `config.init`, the start of a new run: refused in one line when it is
+/// for another game, other observations or actions, or a network of another shape than
+/// the config's.
+fn warm_start<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    device: Device,
+) -> Result<Model, TrainError> {
+    let found = checkpoints::locate(&config.init)?;
+    let refused = |reason: String| TrainError::BadConfig(format!("init {}: {reason}", config.init));
+    let mut model = Model::from_bytes(
+        &found.bytes,
+        initial,
+        device,
+        std::path::Path::new(&found.origin),
+    )
+    .map_err(|e| refused(e.to_string()))?;
+    // Dropout is how a network trains, not its shape.
+    let shape = |m: &zerosum_nn::ModelConfig| zerosum_nn::ModelConfig {
+        dropout: 0.0,
+        ..m.clone()
+    };
+    if shape(&model.meta().model) != shape(&config.model) {
+        return Err(refused(format!(
+            "its network ({}) is not the config's ([model] {})",
+            describe(&model.meta().model),
+            describe(&config.model)
+        )));
+    }
+    model.start_from(found.origin);
+    Ok(model)
+}
+
+/// A network's shape in a few words (`resnet, 32 channels, 3 blocks`).
+fn describe(model: &zerosum_nn::ModelConfig) -> String {
+    match model.family {
+        zerosum_nn::Family::Mlp => format!(
+            "mlp, {} hidden, {} layers, value head {}",
+            model.hidden, model.layers, model.value_hidden
+        ),
+        family => format!(
+            "{family:?}, {} channels, {} blocks, value head {}",
+            model.channels, model.blocks, model.value_hidden
+        )
+        .to_lowercase(),
+    }
 }
 
 /// The games of a generation: the actor batches its learner read (asynchronous runs), the

@@ -605,6 +605,52 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// `init`: a new run starts from another run's weights and keeps where they came from,
+    /// and a network of another shape is refused in one line.
+    #[test]
+    fn a_run_started_from_a_checkpoint_begins_with_its_weights_and_lineage() {
+        use crate::checkpoints;
+        let cpu = zerosum_nn::Device::Cpu;
+        let weights = |model: &Model| model.to_bytes().unwrap().weights;
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let (parent_dir, parent) = scratch("init-parent");
+        train(&game, &tiny("generations = 2"), &parent, &mut Silent).unwrap();
+        let init = format!("generations = 1\ninit = {:?}", parent_dir.to_str().unwrap());
+        let (dir, store) = scratch("init-child");
+        train(&game, &tiny(&init), &store, &mut Silent).unwrap();
+        let from = checkpoints::load(&parent, 2, &game, cpu).unwrap();
+        let start = checkpoints::load(&store, 0, &game, cpu).unwrap();
+        assert_eq!(weights(&from), weights(&start));
+        assert_eq!(start.meta().generation, 0);
+        let lineage = &start.meta().lineage;
+        assert_eq!(lineage.len(), 1);
+        assert_eq!(lineage[0].generation, 2);
+        assert!(lineage[0].checkpoint.ends_with("gen-0002"), "{lineage:?}");
+        let trained = checkpoints::load(&store, 1, &game, cpu).unwrap();
+        assert_eq!(
+            &trained.meta().lineage,
+            lineage,
+            "the lineage stays with the run"
+        );
+        assert_ne!(weights(&trained), weights(&start));
+
+        let (wider_dir, wider) = scratch("init-wider");
+        let mut config = (*tiny(&init)).clone();
+        config.model.hidden = 32;
+        let error = train(&game, &config.resolve().unwrap(), &wider, &mut Silent)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("is not the config's"), "{error}");
+        assert!(!error.contains('\n'), "{error}");
+        assert!(
+            wider.list("").unwrap().is_empty(),
+            "a refused init leaves no run behind"
+        );
+        for dir in [parent_dir, dir, wider_dir] {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+
     /// Self-play on two threads: each of the games asked for is handed on once, none lost
     /// and none twice, whatever order the workers finish in.
     #[test]

@@ -25,9 +25,21 @@ pub struct Args {
     /// Leave evaluation to a `zerosum evaluate --follow` process
     #[arg(long)]
     pub no_evaluate: bool,
+    /// Start a new run from this checkpoint's weights (a run, checkpoints/latest, NAME, or
+    /// a URL of any) instead of a random network; its game and network shape must be the
+    /// run's
+    #[arg(long, value_name = "PATH")]
+    pub init: Option<String>,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub fn run(mut args: Args) -> Result<()> {
+    if let Some(init) = &args.init {
+        if args.resume {
+            bail!("--init starts a new run; a run that exists resumes from its own checkpoints");
+        }
+        let init = format!("init={}", zerosum_train::config::toml_string(init));
+        args.game.overrides.push(init);
+    }
     // The run first: a run that exists continues with its own config (and any --set on
     // top), however it was named.
     let (location, resolved) = match &args.run {
