@@ -5,15 +5,15 @@
 //!
 //! Each position is a shared node holding its Python state, never mutated, and what the
 //! search asks most often (the mover, the legal actions, the outcome), read under one hold
-//! of the GIL when the move is made. A memo keyed by move history keeps the nodes searches
-//! reach, so walking down a known path of the tree calls no Python at all; only a new leaf
-//! does (clone, apply, read, observe). Positions are equal when their move histories are: the position cache keys a foreign
-//! game by its history, so transpositions are not shared, and such a game has no
-//! symmetries beyond the identity.
+//! of the GIL when the move is made. A memo keyed by parent node and move keeps the nodes
+//! searches reach, so walking down a known path of the tree calls no Python at all; only a
+//! new leaf does (clone, apply, read, observe). Positions are equal when their move
+//! histories are: the position cache keys a foreign game by its history, so transpositions
+//! are not shared, and such a game has no symmetries beyond the identity.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
@@ -56,11 +56,13 @@ pub struct Rules {
     failure: Mutex<Option<String>>,
     /// Whether Ctrl-C arrived while a method ran (Python raises it there).
     interrupted: AtomicBool,
-    /// The positions searches reached, by origin and move history: a search walks the
-    /// same paths again and again, and the memo answers them without Python.
+    /// The positions searches reached, by parent and move: a search walks the same paths
+    /// again and again, and the memo answers them without Python.
     memo: Mutex<Memo>,
     /// The last origin handed to a state from outside (see [`Rules::position`]).
     origins: AtomicU64,
+    /// The next node's number.
+    nodes: AtomicU64,
 }
 
 impl Rules {
@@ -105,6 +107,7 @@ impl Rules {
             interrupted: AtomicBool::new(false),
             memo: Mutex::new(Memo::default()),
             origins: AtomicU64::new(0),
+            nodes: AtomicU64::new(0),
         };
         if let Err(reason) = read_state(&rules, &state)? {
             return Err(refused(format!(
@@ -152,6 +155,7 @@ impl Rules {
         let origin = self.origins.fetch_add(1, Ordering::Relaxed) + 1;
         let node = match read_state(self, &copy)? {
             Ok((to_move, legal, outcome)) => Node {
+                id: self.nodes.fetch_add(1, Ordering::Relaxed),
                 state: copy.unbind(),
                 origin,
                 history: Vec::new(),
@@ -314,6 +318,8 @@ pub struct Foreign {
 
 /// A Python state, which nothing mutates once it is read, and what the search asks of it.
 struct Node {
+    /// The node's number, unique in its game: the memo's key for its children.
+    id: u64,
     state: Py<PyAny>,
     /// 0 for positions reached from the initial state, else the number of the state
     /// handed in from outside that `history` starts from.
@@ -324,11 +330,11 @@ struct Node {
     outcome: Option<Outcome>,
 }
 
-/// The positions searches reached, by origin and move history.
-type Memo = HashMap<(u64, Vec<Action>), Arc<Node>, BuildHasherDefault<WordHasher>>;
+/// The positions searches reached, by the parent's node number and the move.
+type Memo = HashMap<(u64, Action), Arc<Node>, BuildHasherDefault<WordHasher>>;
 
-/// A multiply-rotate hash a word at a time (rustc's FxHash): the memo hashes a move
-/// history on every step down a tree, where the standard SipHash showed in profiles.
+/// A multiply-rotate hash a word at a time (rustc's FxHash): the memo is asked on every
+/// step down a tree, where the standard SipHash showed in profiles.
 #[derive(Default)]
 struct WordHasher(u64);
 
@@ -368,6 +374,7 @@ impl Rules {
     ) -> PyResult<Node> {
         match read_state(self, state.bind(py))? {
             Ok((to_move, legal, outcome)) => Ok(Node {
+                id: self.nodes.fetch_add(1, Ordering::Relaxed),
                 state,
                 origin,
                 history,
@@ -386,17 +393,17 @@ impl Rules {
     /// way before, so selection down a known path calls no Python; else a clone of the
     /// parent's state with `action` applied, and every read, under one hold of the GIL.
     fn child(&self, parent: &Node, action: Action) -> Arc<Node> {
-        let mut history = Vec::with_capacity(parent.history.len() + 1);
-        history.extend_from_slice(&parent.history);
-        history.push(action);
-        let key = (parent.origin, history);
+        let key = (parent.id, action);
         if let Some(node) = self.memo().get(&key) {
             return node.clone();
         }
+        let mut history = Vec::with_capacity(parent.history.len() + 1);
+        history.extend_from_slice(&parent.history);
+        history.push(action);
         let node = self.call(&parent.history, "clone() and apply_action()", |py| {
             let state = parent.state.bind(py).call_method0("clone")?;
             state.call_method1("apply_action", (action,))?;
-            self.node(py, state.unbind(), parent.origin, key.1.clone())
+            self.node(py, state.unbind(), parent.origin, history)
         });
         let node = Arc::new(node);
         let mut memo = self.memo();
