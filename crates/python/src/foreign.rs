@@ -719,18 +719,15 @@ impl DynPosition for Foreign {
     }
     fn parse_action(&self, text: &str) -> Result<Action, GameError> {
         let text = text.trim();
-        let notation: Vec<String> = self
-            .node
-            .legal
-            .iter()
-            .map(|&a| self.format_action(a))
-            .collect();
-        if let Some(index) = notation.iter().position(|n| n == text) {
-            return Ok(self.node.legal[index]);
+        let legal = &self.node.legal;
+        if let Some(&action) = legal.iter().find(|&&a| self.format_action(a) == text) {
+            return Ok(action);
         }
         // A bare action number, unless the game writes its moves as numbers: there "5"
         // means the move written 5, not action 5.
-        let numeric = notation.iter().any(|n| n.parse::<i64>().is_ok());
+        let numeric = legal
+            .iter()
+            .any(|&a| self.format_action(a).parse::<i64>().is_ok());
         text.parse()
             .ok()
             .filter(|_| !numeric)
@@ -740,6 +737,7 @@ impl DynPosition for Foreign {
                     .into(),
             })
     }
+
     fn is_repetition(&self) -> bool {
         false
     }

@@ -58,8 +58,9 @@ class Game:
 
 AnyGame = Union[str, Game, GameLike, Any]
 
-def load_game(name: str) -> Game:
-    """The game of zerosum's table named `name` (`connect4`, `go:size=9`)."""
+def load_game(name: str) -> Union[Game, Any]:
+    """The game of zerosum's table named `name` (`connect4`, `go:size=9`); for the name of
+    a game written in Python that zerosum has played in this process, that game's object."""
 
 def check_game(game: AnyGame, games: int = 200, seed: int = 1) -> Dict[str, int]:
     """Plays `games` random games checking every rule of the game contract; returns counts
