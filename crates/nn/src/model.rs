@@ -45,6 +45,9 @@ pub struct Ancestor {
     pub generation: u64,
     /// Its optimizer steps.
     pub step: u64,
+    /// Its run's training time up to it, in seconds, where the run recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train_seconds: Option<f64>,
 }
 
 /// Picks a device from `auto`, `cpu`, `cuda` or `cuda:N`.
@@ -129,12 +132,13 @@ impl Model {
     }
 
     /// Makes the network, read from `origin`, the start of a new run: its progress goes
-    /// back to zero and `origin` joins its lineage.
-    pub fn start_from(&mut self, origin: String) {
+    /// back to zero and `origin` (trained for `train_seconds`) joins its lineage.
+    pub fn start_from(&mut self, origin: String, train_seconds: Option<f64>) {
         self.meta.lineage.push(Ancestor {
             checkpoint: origin,
             generation: self.meta.generation,
             step: self.meta.step,
+            train_seconds,
         });
         self.set_progress(0, 0);
     }

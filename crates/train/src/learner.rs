@@ -412,7 +412,19 @@ fn warm_start<G: Game>(
             describe(&config.model)
         )));
     }
-    model.start_from(found.origin);
+    // The run the checkpoint came from, where it is one (`RUN/checkpoints/gen-NNNN`),
+    // says how long it trained.
+    let seconds = found
+        .origin
+        .rsplit_once('/')
+        .and_then(|(folder, _)| folder.strip_suffix("/checkpoints"))
+        .and_then(|run| RunStore::open(run).ok())
+        .and_then(|run| {
+            crate::run::train_seconds_at(&run, model.meta().generation)
+                .ok()
+                .flatten()
+        });
+    model.start_from(found.origin, seconds);
     Ok(model)
 }
 

@@ -132,8 +132,27 @@ impl Clock {
     /// Takes up the time the `generation` event of the resume point recorded (in a run
     /// written before events were objects, the last such event of its log).
     fn resume(store: &RunStore, generation: u64) -> Result<Clock, TrainError> {
-        let seconds = |event: &serde_json::Value| event["train_seconds"].as_f64();
-        let earlier = match store.get(&layout::event(generation, 5, "generation"))? {
+        Ok(Clock {
+            earlier: train_seconds_at(store, generation)?.unwrap_or(0.0),
+            start: Instant::now(),
+        })
+    }
+
+    fn seconds(&self) -> f64 {
+        self.earlier + self.start.elapsed().as_secs_f64()
+    }
+}
+
+/// The training time of the run in `store` up to `generation`, as its `generation` event
+/// recorded it (in a run written before events were objects, the last such event of its
+/// log); none for generation 0 or a run that never recorded one.
+pub(crate) fn train_seconds_at(
+    store: &RunStore,
+    generation: u64,
+) -> Result<Option<f64>, TrainError> {
+    let seconds = |event: &serde_json::Value| event["train_seconds"].as_f64();
+    Ok(
+        match store.get(&layout::event(generation, 5, "generation"))? {
             Some(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
                 .ok()
                 .and_then(|event| seconds(&event)),
@@ -143,17 +162,8 @@ impl Clock {
                 .filter_map(seconds)
                 .next_back(),
             None => None,
-        }
-        .unwrap_or(0.0);
-        Ok(Clock {
-            earlier,
-            start: Instant::now(),
-        })
-    }
-
-    fn seconds(&self) -> f64 {
-        self.earlier + self.start.elapsed().as_secs_f64()
-    }
+        },
+    )
 }
 
 /// The state the learner's loop carries from one generation to the next.
@@ -626,6 +636,10 @@ mod tests {
         assert_eq!(lineage.len(), 1);
         assert_eq!(lineage[0].generation, 2);
         assert!(lineage[0].checkpoint.ends_with("gen-0002"), "{lineage:?}");
+        assert!(
+            lineage[0].train_seconds.is_some_and(|s| s > 0.0),
+            "{lineage:?}"
+        );
         let trained = checkpoints::load(&store, 1, &game, cpu).unwrap();
         assert_eq!(
             &trained.meta().lineage,
