@@ -124,16 +124,19 @@ impl Rules {
     }
 
     /// Whether Ctrl-C stopped the run inside one of the game's methods.
-    pub fn interrupted(&self) -> bool {
-        self.interrupted.load(Ordering::Relaxed)
+    /// Whether Ctrl-C stopped the work under way inside one of the game's methods; asking
+    /// clears it, so that later work starts afresh.
+    pub fn take_interrupted(&self) -> bool {
+        self.interrupted.swap(false, Ordering::Relaxed)
     }
 
-    /// The failure a game method raised during the run, if any.
-    pub fn failure(&self) -> Option<String> {
+    /// The first failure a game method raised in the work under way, if any; asking clears
+    /// it.
+    pub fn take_failure(&self) -> Option<String> {
         self.failure
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .clone()
+            .take()
     }
 
     /// The game's initial position.
@@ -187,8 +190,9 @@ impl Rules {
                 std::panic::panic_any(GameFailure("interrupted".into()))
             }
             Err(error) => self.fail(format!(
-                "{}: {what} raised {error} after the moves {history:?}",
-                self.name
+                "{}: {what} raised {} after the moves {history:?}",
+                self.name,
+                one_line(&error.to_string())
             )),
         }
     }
@@ -438,7 +442,16 @@ fn observation(state: &Bound<'_, PyAny>, player: usize) -> PyResult<Vec<f32>> {
 
 /// What a state shows: its text, whether it is over, and if not its mover, legal actions
 /// and observation.
-type Snapshot = (String, bool, i64, Vec<Action>, Vec<f32>);
+type Snapshot = (String, bool, i64, Vec<Action>, Vec<u32>);
+
+/// A message on one line: a Python exception's text may span several.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The most plies a random game of [`Rules::check_clones`] plays: a game with no end in
+/// sight is checked that far.
+const CHECK_PLIES: usize = 2_000;
 
 /// A clone of `state` with `action` applied.
 fn moved<'py>(state: &Bound<'py, PyAny>, action: Action) -> PyResult<Bound<'py, PyAny>> {
@@ -454,7 +467,11 @@ fn snapshot(state: &Bound<'_, PyAny>) -> PyResult<Snapshot> {
     }
     let player: i64 = state.call_method0("current_player")?.extract()?;
     let legal: Vec<Action> = state.call_method0("legal_actions")?.extract()?;
-    let observed = observation(state, player.clamp(0, 1) as usize)?;
+    // Bits, so that an observation holding NaN equals itself.
+    let observed = observation(state, player.clamp(0, 1) as usize)?
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
     Ok((text, false, player, legal, observed))
 }
 
@@ -472,8 +489,9 @@ impl Rules {
                     return error;
                 }
                 refused(format!(
-                    "{}: {what} raised {error} after the moves {history:?}",
-                    self.name
+                    "{}: {what} raised {} after the moves {history:?}",
+                    self.name,
+                    one_line(&error.to_string())
                 ))
             };
             let mut state = self
@@ -484,7 +502,7 @@ impl Rules {
             loop {
                 let before =
                     snapshot(&state).map_err(|e| failed("reading the state", &history, e))?;
-                if before.1 || before.3.is_empty() {
+                if before.1 || before.3.is_empty() || history.len() >= CHECK_PLIES {
                     break;
                 }
                 random ^= random << 13;

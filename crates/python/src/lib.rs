@@ -97,14 +97,15 @@ fn caught<T>(foreign: Option<&Arc<foreign::Rules>>, work: impl FnOnce() -> T) ->
 /// The Python exception for a search that unwound: Ctrl-C inside a game's method, the
 /// game's own exception, or an internal error.
 fn unwound(foreign: Option<&Arc<foreign::Rules>>, payload: Box<dyn std::any::Any + Send>) -> PyErr {
-    if foreign.is_some_and(|rules| rules.interrupted()) {
+    if foreign.is_some_and(|rules| rules.take_interrupted()) {
         return PyKeyboardInterrupt::new_err("interrupted; everything finished is kept");
     }
-    if let Some(failure) = foreign.and_then(|rules| rules.failure()) {
-        return GameError::new_err(failure);
-    }
+    let stored = foreign.and_then(|rules| rules.take_failure());
     if let Some(failure) = payload.downcast_ref::<foreign::GameFailure>() {
         return GameError::new_err(failure.0.clone());
+    }
+    if let Some(failure) = stored {
+        return GameError::new_err(failure);
     }
     let message = payload
         .downcast_ref::<String>()

@@ -369,7 +369,8 @@ impl<'py, G: Game> Side<'py, G> {
             let mut agent = agent.try_borrow_mut().map_err(|_| {
                 GameError::new_err("the same Agent cannot play both sides: make a second one")
             })?;
-            if agent.seat.as_any().downcast_mut::<Seat<G>>().is_none() {
+            if agent.game != game.name() || agent.seat.as_any().downcast_mut::<Seat<G>>().is_none()
+            {
                 return Err(GameError::new_err(format!(
                     "the Agent plays {}, not {}",
                     agent.game,

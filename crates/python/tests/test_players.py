@@ -183,6 +183,9 @@ def test_a_finished_game_has_no_move_to_choose_and_one_agent_cannot_sit_twice():
         zerosum.arena(agent, agent, "tictactoe", games=2)
     with pytest.raises(zerosum.GameError, match="plays tictactoe, not connect4"):
         zerosum.arena(agent, "random", "connect4", games=2)
+    small = zerosum.Agent("connect4:rows=5,cols=6", simulations=10)
+    with pytest.raises(zerosum.GameError, match="plays connect4:rows=5,cols=6,k=4, not connect4:rows=6"):
+        zerosum.arena(small, "random", "connect4", games=2)
 
 
 def test_a_players_exception_stops_the_match_and_reaches_the_caller():

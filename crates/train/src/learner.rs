@@ -400,12 +400,7 @@ fn warm_start<G: Game>(
         std::path::Path::new(&found.origin),
     )
     .map_err(|e| refused(e.to_string()))?;
-    // Dropout is how a network trains, not its shape.
-    let shape = |m: &zerosum_nn::ModelConfig| zerosum_nn::ModelConfig {
-        dropout: 0.0,
-        ..m.clone()
-    };
-    if shape(&model.meta().model) != shape(&config.model) {
+    if !same_network(&model.meta().model, &config.model) {
         return Err(refused(format!(
             "its network ({}) is not the config's ([model] {})",
             describe(&model.meta().model),
@@ -428,19 +423,36 @@ fn warm_start<G: Game>(
     Ok(model)
 }
 
-/// A network's shape in a few words (`resnet, 32 channels, 3 blocks`).
+/// Whether two model configs build the same network: the settings its family reads (an
+/// mlp has no channels, a tower no hidden width) and dropout, which the network applies.
+fn same_network(a: &zerosum_nn::ModelConfig, b: &zerosum_nn::ModelConfig) -> bool {
+    let shared = a.family == b.family
+        && a.value_hidden == b.value_hidden
+        && a.reply_head == b.reply_head
+        && a.dropout == b.dropout;
+    shared
+        && match a.family {
+            zerosum_nn::Family::Mlp => (a.hidden, a.layers) == (b.hidden, b.layers),
+            _ => (a.channels, a.blocks) == (b.channels, b.blocks),
+        }
+}
+
+/// A network in a few words (`resnet, 32 channels, 3 blocks, value head 32`).
 fn describe(model: &zerosum_nn::ModelConfig) -> String {
-    match model.family {
-        zerosum_nn::Family::Mlp => format!(
-            "mlp, {} hidden, {} layers, value head {}",
-            model.hidden, model.layers, model.value_hidden
-        ),
+    let body = match model.family {
+        zerosum_nn::Family::Mlp => format!("mlp, {} hidden, {} layers", model.hidden, model.layers),
         family => format!(
-            "{family:?}, {} channels, {} blocks, value head {}",
-            model.channels, model.blocks, model.value_hidden
-        )
-        .to_lowercase(),
-    }
+            "{}, {} channels, {} blocks",
+            format!("{family:?}").to_lowercase(),
+            model.channels,
+            model.blocks
+        ),
+    };
+    let reply = if model.reply_head { ", reply head" } else { "" };
+    format!(
+        "{body}, value head {}{reply}, dropout {}",
+        model.value_hidden, model.dropout
+    )
 }
 
 /// The games of a generation: the actor batches its learner read (asynchronous runs), the

@@ -159,6 +159,7 @@ pub(crate) fn train_seconds_at(
             None if generation > 0 => events::read(store)?
                 .iter()
                 .filter(|event| event["event"] == "generation")
+                .filter(|event| event["generation"].as_u64() == Some(generation))
                 .filter_map(seconds)
                 .next_back(),
             None => None,
