@@ -24,6 +24,8 @@ use zerosum_games::layout::{BoardLayout, MoveCells};
 use zerosum_games::registry::{self, AnyGame, DynGame, DynPosition, GameEntry};
 use zerosum_games::{Action, GameError, Outcome, Player, RecordTags, Symmetry};
 
+use crate::game_error;
+
 /// The methods a game object must have.
 const GAME_METHODS: [&str; 3] = [
     "new_initial_state",
@@ -59,8 +61,6 @@ pub struct Rules {
     /// The positions searches reached, by parent and move: a search walks the same paths
     /// again and again, and the memo answers them without Python.
     memo: Mutex<Memo>,
-    /// The last origin handed to a state from outside (see [`Rules::position`]).
-    origins: AtomicU64,
     /// The next node's number.
     nodes: AtomicU64,
 }
@@ -71,7 +71,7 @@ impl Rules {
     pub fn inspect(game: &Bound<'_, PyAny>, name: String) -> PyResult<Rules> {
         for method in GAME_METHODS {
             if !game.hasattr(method)? {
-                return Err(refused(format!("the game has no method {method}()")));
+                return Err(game_error(format!("the game has no method {method}()")));
             }
         }
         check_type(game)?;
@@ -82,20 +82,20 @@ impl Rules {
             [h, w] => [1, h, w],
             [c, h, w] => [c, h, w],
             _ => {
-                return Err(refused(format!(
+                return Err(game_error(format!(
                     "observation_tensor_shape() is {shape:?}: one, two or three dimensions are supported"
                 )))
             }
         };
         if num_actions == 0 || obs_shape.contains(&0) {
-            return Err(refused(format!(
+            return Err(game_error(format!(
                 "{num_actions} actions and observations of shape {shape:?}: both must be non-empty"
             )));
         }
         let state = game.call_method0("new_initial_state")?;
         for method in STATE_METHODS {
             if !state.hasattr(method)? {
-                return Err(refused(format!("its states have no method {method}()")));
+                return Err(game_error(format!("its states have no method {method}()")));
             }
         }
         let rules = Rules {
@@ -106,11 +106,10 @@ impl Rules {
             failure: Mutex::new(None),
             interrupted: AtomicBool::new(false),
             memo: Mutex::new(Memo::default()),
-            origins: AtomicU64::new(0),
             nodes: AtomicU64::new(0),
         };
         if let Err(reason) = read_state(&rules, &state)? {
-            return Err(refused(format!(
+            return Err(game_error(format!(
                 "{}: {reason} in the initial state",
                 rules.name
             )));
@@ -123,7 +122,6 @@ impl Rules {
         self.name.clone()
     }
 
-    /// Whether Ctrl-C stopped the run inside one of the game's methods.
     /// Whether Ctrl-C stopped the work under way inside one of the game's methods; asking
     /// clears it, so that later work starts afresh.
     pub fn take_interrupted(&self) -> bool {
@@ -143,7 +141,7 @@ impl Rules {
     pub fn initial(self: &Arc<Self>) -> Foreign {
         let node = self.call(&[], "new_initial_state()", |py| {
             let state = self.game.bind(py).call_method0("new_initial_state")?;
-            self.node(py, state.unbind(), 0, Vec::new())
+            self.node(&state, Some(0), Vec::new())
         });
         Foreign {
             rules: self.clone(),
@@ -155,19 +153,9 @@ impl Rules {
     /// it, with an origin of its own, for its history is not known.
     pub fn position(self: &Arc<Self>, state: &Bound<'_, PyAny>) -> PyResult<Foreign> {
         let copy = state.call_method0("clone")?;
-        let origin = self.origins.fetch_add(1, Ordering::Relaxed) + 1;
-        let node = match read_state(self, &copy)? {
-            Ok((to_move, legal, outcome)) => Node {
-                id: self.nodes.fetch_add(1, Ordering::Relaxed),
-                state: copy.unbind(),
-                origin,
-                history: Vec::new(),
-                to_move,
-                legal,
-                outcome,
-            },
-            Err(reason) => return Err(refused(format!("{}: {reason}", self.name))),
-        };
+        let node = self
+            .read_node(&copy, None, Vec::new())?
+            .map_err(|reason| game_error(format!("{}: {reason}", self.name)))?;
         Ok(Foreign {
             rules: self.clone(),
             node: Arc::new(node),
@@ -189,12 +177,19 @@ impl Rules {
                 self.interrupted.store(true, Ordering::Relaxed);
                 std::panic::panic_any(GameFailure("interrupted".into()))
             }
-            Err(error) => self.fail(format!(
-                "{}: {what} raised {} after the moves {history:?}",
-                self.name,
-                one_line(&error.to_string())
-            )),
+            Err(error) => self.fail(self.raised(what, history, &error)),
         }
+    }
+
+    /// The message for a method's exception: the game, the method, the exception on one
+    /// line, and the moves that led there.
+    fn raised(&self, what: &str, history: &[Action], error: &PyErr) -> String {
+        let error = error.to_string();
+        let error = error.split_whitespace().collect::<Vec<_>>().join(" ");
+        format!(
+            "{}: {what} raised {error} after the moves {history:?}",
+            self.name
+        )
     }
 
     /// Keeps the first failure and unwinds the search with it.
@@ -278,7 +273,7 @@ fn check_type(game: &Bound<'_, PyAny>) -> PyResult<()> {
         |attribute: &str| -> PyResult<String> { Ok(kind.getattr(attribute)?.str()?.to_string()) };
     let players: usize = game.call_method0("num_players")?.extract()?;
     if players != 2 {
-        return Err(refused(format!("the game has {players} players, not 2")));
+        return Err(game_error(format!("the game has {players} players, not 2")));
     }
     let checks = [
         (
@@ -303,15 +298,10 @@ fn check_type(game: &Bound<'_, PyAny>) -> PyResult<()> {
         // `Information.IMPERFECT_INFORMATION` ends as `PERFECT_INFORMATION` does: compare
         // the name after the enum's.
         if value.rsplit('.').next() != Some(wanted) {
-            return Err(refused(format!("{refusal} ({attribute} is {value})")));
+            return Err(game_error(format!("{refusal} ({attribute} is {value})")));
         }
     }
     Ok(())
-}
-
-/// The error for a game zerosum cannot play.
-pub fn refused(reason: String) -> PyErr {
-    crate::GameError::new_err(reason)
 }
 
 /// One position of a foreign game: a shared, never-mutated node of the game's memo.
@@ -368,29 +358,43 @@ impl Hasher for WordHasher {
 const MEMO_CAPACITY: usize = 100_000;
 
 impl Rules {
-    /// The node `state` reached by `history`, read now (the caller holds the GIL).
+    /// The node of `state`, reached by `history` from `origin` (`None`: a state from
+    /// outside, the origin of a history of its own), read now; or the rule of the game
+    /// contract it breaks.
+    fn read_node(
+        &self,
+        state: &Bound<'_, PyAny>,
+        origin: Option<u64>,
+        history: Vec<Action>,
+    ) -> PyResult<Result<Node, String>> {
+        let (to_move, legal, outcome) = match read_state(self, state)? {
+            Ok(view) => view,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let id = self.nodes.fetch_add(1, Ordering::Relaxed);
+        Ok(Ok(Node {
+            id,
+            state: state.clone().unbind(),
+            // Node numbers are unique, so each state from outside has an origin of its
+            // own; 0 is the initial state's.
+            origin: origin.unwrap_or(id + 1),
+            history,
+            to_move,
+            legal,
+            outcome,
+        }))
+    }
+
+    /// [`Rules::read_node`] inside a search, which a broken rule stops.
     fn node(
         &self,
-        py: Python<'_>,
-        state: Py<PyAny>,
-        origin: u64,
+        state: &Bound<'_, PyAny>,
+        origin: Option<u64>,
         history: Vec<Action>,
     ) -> PyResult<Node> {
-        match read_state(self, state.bind(py))? {
-            Ok((to_move, legal, outcome)) => Ok(Node {
-                id: self.nodes.fetch_add(1, Ordering::Relaxed),
-                state,
-                origin,
-                history,
-                to_move,
-                legal,
-                outcome,
-            }),
-            Err(reason) => self.fail(format!(
-                "{}: {reason} after the moves {history:?}",
-                self.name
-            )),
-        }
+        let moves = format!("{history:?}");
+        self.read_node(state, origin, history)?
+            .or_else(|reason| self.fail(format!("{}: {reason} after the moves {moves}", self.name)))
     }
 
     /// The position after `action` in `parent`: from the memo where a search walked this
@@ -405,9 +409,8 @@ impl Rules {
         history.extend_from_slice(&parent.history);
         history.push(action);
         let node = self.call(&parent.history, "clone() and apply_action()", |py| {
-            let state = parent.state.bind(py).call_method0("clone")?;
-            state.call_method1("apply_action", (action,))?;
-            self.node(py, state.unbind(), parent.origin, history)
+            let state = moved(parent.state.bind(py), action)?;
+            self.node(&state, Some(parent.origin), history)
         });
         let node = Arc::new(node);
         let mut memo = self.memo();
@@ -443,11 +446,6 @@ fn observation(state: &Bound<'_, PyAny>, player: usize) -> PyResult<Vec<f32>> {
 /// What a state shows: its text, whether it is over, and if not its mover, legal actions
 /// and observation.
 type Snapshot = (String, bool, i64, Vec<Action>, Vec<u32>);
-
-/// A message on one line: a Python exception's text may span several.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 /// The most plies a random game of [`Rules::check_clones`] plays: a game with no end in
 /// sight is checked that far.
@@ -488,27 +486,20 @@ impl Rules {
                 if error.is_instance_of::<PyKeyboardInterrupt>(py) {
                     return error;
                 }
-                refused(format!(
-                    "{}: {what} raised {} after the moves {history:?}",
-                    self.name,
-                    one_line(&error.to_string())
-                ))
+                game_error(self.raised(what, history, &error))
             };
             let mut state = self
                 .game
                 .bind(py)
                 .call_method0("new_initial_state")
                 .map_err(|e| failed("new_initial_state()", &history, e))?;
-            loop {
-                let before =
-                    snapshot(&state).map_err(|e| failed("reading the state", &history, e))?;
-                if before.1 || before.3.is_empty() || history.len() >= CHECK_PLIES {
-                    break;
-                }
+            let mut shown =
+                snapshot(&state).map_err(|e| failed("reading the state", &history, e))?;
+            while !shown.1 && !shown.3.is_empty() && history.len() < CHECK_PLIES {
                 random ^= random << 13;
                 random ^= random >> 7;
                 random ^= random << 17;
-                let action = before.3[(random % before.3.len() as u64) as usize];
+                let action = shown.3[(random % shown.3.len() as u64) as usize];
                 let child =
                     moved(&state, action).map_err(|e| failed("apply_action()", &history, e))?;
                 let twin =
@@ -516,20 +507,21 @@ impl Rules {
                 let read = |s: &Bound<'_, PyAny>| {
                     snapshot(s).map_err(|e| failed("reading the state", &history, e))
                 };
-                if read(&state)? != before {
-                    return Err(refused(format!(
+                if read(&state)? != shown {
+                    return Err(game_error(format!(
                         "{}: clone() is not independent: applying {action} to a clone changed the original after the moves {history:?}",
                         self.name
                     )));
                 }
-                if read(&child)? != read(&twin)? {
-                    return Err(refused(format!(
+                let after = read(&child)?;
+                if after != read(&twin)? {
+                    return Err(game_error(format!(
                         "{}: apply_action({action}) is not deterministic: two copies differ after it, after the moves {history:?}",
                         self.name
                     )));
                 }
                 history.push(action);
-                state = child;
+                (state, shown) = (child, after);
             }
         }
         Ok(())
@@ -780,7 +772,8 @@ static GAMES: LazyLock<Mutex<HashMap<String, Arc<Rules>>>> =
 
 /// Makes `rules` the game named `rules.name` in the game table (registering the name the
 /// first time), so that every part of zerosum that looks a game up by name finds it.
-pub fn register(rules: Rules, default_config: String) -> PyResult<Arc<Rules>> {
+pub fn register(rules: Rules) -> PyResult<Arc<Rules>> {
+    let default_config = rules.default_config();
     let rules = Arc::new(rules);
     let name = rules.name.clone();
     let mut games = GAMES.lock().unwrap_or_else(|e| e.into_inner());
@@ -798,7 +791,7 @@ pub fn register(rules: Rules, default_config: String) -> PyResult<Arc<Rules>> {
             default_config: default_config.into(),
             variant_configs: Vec::new(),
         })
-        .map_err(|e| refused(e.to_string()))?;
+        .map_err(|e| game_error(e.to_string()))?;
     }
     Ok(rules)
 }
@@ -844,7 +837,7 @@ pub fn game_name(game: &Bound<'_, PyAny>) -> PyResult<String> {
     }
     let name = name.trim_matches('_').to_string();
     if name.is_empty() {
-        return Err(refused(format!("{raw:?} cannot name a game")));
+        return Err(game_error(format!("{raw:?} cannot name a game")));
     }
     Ok(name)
 }

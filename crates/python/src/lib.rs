@@ -26,6 +26,11 @@ create_exception!(
     "A game zerosum cannot play, or one that broke a rule of the game contract."
 );
 
+/// `zerosum.GameError` with `error`'s message.
+pub(crate) fn game_error(error: impl std::fmt::Display) -> PyErr {
+    GameError::new_err(error.to_string())
+}
+
 /// A game argument made playable: its registry name, and the foreign game behind it where
 /// it is written in Python.
 struct Playable {
@@ -41,7 +46,7 @@ impl Playable {
             Some(rules) => Ok(rules.default_config()),
             None => zerosum_games::registry::default_config(&self.game.name())
                 .map(|text| text.into_owned())
-                .map_err(|e| GameError::new_err(e.to_string())),
+                .map_err(game_error),
         }
     }
 }
@@ -54,7 +59,7 @@ fn playable(game: &Bound<'_, PyAny>) -> PyResult<Playable> {
         foreign: None,
     };
     if let Ok(name) = game.cast::<PyString>() {
-        let game = parse_game(&name.to_cow()?).map_err(|e| GameError::new_err(e.to_string()))?;
+        let game = parse_game(&name.to_cow()?).map_err(game_error)?;
         let foreign = foreign::registered(&game.name());
         return Ok(Playable { game, foreign });
     }
@@ -67,9 +72,8 @@ fn playable(game: &Bound<'_, PyAny>) -> PyResult<Playable> {
     }
     let rules = foreign::Rules::inspect(game, name)?;
     rules.check_clones(game.py(), 2, 1)?;
-    let config = rules.default_config();
-    let rules = foreign::register(rules, config)?;
-    let game = parse_game(&rules.name()).map_err(|e| GameError::new_err(e.to_string()))?;
+    let rules = foreign::register(rules)?;
+    let game = parse_game(&rules.name()).map_err(game_error)?;
     Ok(Playable {
         game,
         foreign: Some(rules),
@@ -168,10 +172,9 @@ fn run_config(
     overrides: &[String],
     resume: bool,
 ) -> PyResult<zerosum_train::ResolvedConfig> {
-    let bad = |e: TrainError| GameError::new_err(e.to_string());
     let game = &playable.game;
     let mut overrides = overrides.to_vec();
-    let text = match store.get_text(layout::CONFIG).map_err(bad)? {
+    let text = match store.get_text(layout::CONFIG).map_err(game_error)? {
         Some(_) if !resume => {
             return Err(GameError::new_err(format!(
                 "{run} already holds a run: pass resume=True to continue it, or another run"
@@ -187,7 +190,7 @@ fn run_config(
             }
         }
     };
-    let config = RunConfig::from_toml(&text, &overrides).map_err(bad)?;
+    let config = RunConfig::from_toml(&text, &overrides).map_err(game_error)?;
     let trains = parse_game(&config.game).map(|g| g.name());
     if trains.as_deref().ok() != Some(game.name().as_str()) {
         return Err(GameError::new_err(format!(
@@ -196,7 +199,7 @@ fn run_config(
             game.name()
         )));
     }
-    let config = config.resolve().map_err(bad)?;
+    let config = config.resolve().map_err(game_error)?;
     for warning in config.warnings() {
         eprintln!("warning: {warning}");
     }
@@ -268,7 +271,7 @@ fn train<'py>(
     for (key, value) in overrides.into_iter().flat_map(|d| d.iter()) {
         settings.push(format!("{}={}", key.str()?, override_value(&value)?));
     }
-    let store = RunStore::create(run).map_err(|e| GameError::new_err(e.to_string()))?;
+    let store = RunStore::create(run).map_err(game_error)?;
     let config = run_config(&playable, &store, run, config, &settings, resume)?;
     let options = TrainOptions::default();
     let summary = without_gil(py, &playable, || {
@@ -286,7 +289,7 @@ fn train<'py>(
                 "training stopped; resume=True continues {run}"
             )))
         }
-        Err(error) => return Err(GameError::new_err(error.to_string())),
+        Err(error) => return Err(game_error(error)),
     };
     let result = PyDict::new(py);
     result.set_item("generation", summary.generation)?;

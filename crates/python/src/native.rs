@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use zerosum_games::registry::{parse_game, AnyGame, DynGame};
 use zerosum_games::{with_game, Action, Game, Outcome, Player};
 
-use crate::GameError;
+use crate::{game_error, GameError};
 
 /// A game of zerosum's table, by registry name (`connect4`, `go:size=9`).
 #[pyclass(name = "Game", module = "zerosum", frozen)]
@@ -77,9 +77,7 @@ impl PyState {
 
     /// Plays `action`; raises `zerosum.GameError` if it is not legal here.
     fn apply_action(&mut self, action: Action) -> PyResult<()> {
-        self.position
-            .try_apply(action)
-            .map_err(|e| GameError::new_err(e.to_string()))
+        self.position.try_apply(action).map_err(game_error)
     }
 
     fn is_terminal(&self) -> bool {
@@ -127,9 +125,7 @@ impl PyState {
 
     /// The action the notation `text` names; raises `zerosum.GameError` if none.
     fn string_to_action(&self, text: &str) -> PyResult<Action> {
-        self.position
-            .parse_action(text)
-            .map_err(|e| GameError::new_err(e.to_string()))
+        self.position.parse_action(text).map_err(game_error)
     }
 
     fn __str__(&self) -> String {
@@ -150,7 +146,7 @@ fn boxed<G: Game>(position: &G) -> DynGame {
 /// game written in Python that zerosum has played, that game's own object.
 #[pyfunction]
 pub fn load_game(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-    let game = parse_game(name).map_err(|e| GameError::new_err(e.to_string()))?;
+    let game = parse_game(name).map_err(game_error)?;
     if let Some(rules) = crate::foreign::registered(&game.name()) {
         return Ok(rules.game(py).unbind());
     }

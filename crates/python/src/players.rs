@@ -23,7 +23,7 @@ use zerosum_train::{
 
 use crate::foreign::{Foreign, Rules};
 use crate::native::PyState;
-use crate::{caught, playable, GameError, Playable};
+use crate::{caught, game_error, playable, GameError, Playable};
 
 /// The config players of `playable` search with: the game's default (its shipped config,
 /// or the generic one of a game written in Python).
@@ -34,7 +34,7 @@ fn play_config(playable: &Playable) -> PyResult<ResolvedConfig> {
     );
     RunConfig::from_toml(&playable.default_config()?, &[game_key])
         .and_then(|config| config.resolve())
-        .map_err(|e| GameError::new_err(e.to_string()))
+        .map_err(game_error)
 }
 
 /// The position `state` stands for in the game of `initial`: a `zerosum.State` of that
@@ -121,7 +121,7 @@ impl<G: Game> Searcher for Seat<G> {
         caught(self.foreign.as_ref(), || {
             self.agent.choose(&position, &mut self.rng)
         })?
-        .map_err(|e| GameError::new_err(e.to_string()))
+        .map_err(game_error)
     }
 
     fn analyse<'py>(&mut self, state: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
@@ -272,12 +272,11 @@ fn seat<G: Game>(
     simulations: Option<usize>,
     seed: u64,
 ) -> PyResult<(Box<dyn Searcher>, String)> {
-    let bad = |e: TrainError| GameError::new_err(e.to_string());
     let (agent, network) = match checkpoint {
         Some(location) => {
-            let device = parse_device(&config.device).map_err(|e| bad(e.into()))?;
-            let model = checkpoints::load_location(location, game, device).map_err(bad)?;
-            let copy = model.try_clone().map_err(|e| bad(e.into()))?;
+            let device = parse_device(&config.device).map_err(game_error)?;
+            let model = checkpoints::load_location(location, game, device).map_err(game_error)?;
+            let copy = model.try_clone().map_err(game_error)?;
             let sims = simulations.unwrap_or(config.play_simulations());
             let name = format!("checkpoint:{location}");
             let agent = MctsAgent::with_network(name, model, game, config.search.clone(), sims);
@@ -356,13 +355,12 @@ impl<'py, G: Game> Side<'py, G> {
         config: &ResolvedConfig,
         seed: u64,
     ) -> PyResult<Side<'py, G>> {
-        let bad = |e: TrainError| GameError::new_err(e.to_string());
         if let Ok(spec) = player.cast::<PyString>() {
-            let spec: PlayerSpec = spec.to_cow()?.parse().map_err(bad)?;
-            let device = parse_device(&config.device).map_err(|e| bad(e.into()))?;
+            let spec: PlayerSpec = spec.to_cow()?.parse().map_err(game_error)?;
+            let device = parse_device(&config.device).map_err(game_error)?;
             let sims = config.play_simulations();
             let agent =
-                build_agent(&spec, game, &config.search, sims, device, seed).map_err(bad)?;
+                build_agent(&spec, game, &config.search, sims, device, seed).map_err(game_error)?;
             return Ok(Side::Built(agent));
         }
         if let Ok(agent) = player.cast::<PyAgent>() {
@@ -498,7 +496,7 @@ fn play<G: Game>(
                 return Err(a
                     .raised()
                     .or_else(|| b.raised())
-                    .unwrap_or_else(|| GameError::new_err(error.to_string())))
+                    .unwrap_or_else(|| game_error(error)))
             }
         }
         played += pair;
@@ -552,7 +550,7 @@ pub fn read_checkpoint<'py>(
     py: Python<'py>,
     location: &str,
 ) -> PyResult<(String, Bound<'py, PyBytes>)> {
-    let found = checkpoints::locate(location).map_err(|e| GameError::new_err(e.to_string()))?;
+    let found = checkpoints::locate(location).map_err(game_error)?;
     let meta = String::from_utf8(found.bytes.meta)
         .map_err(|_| GameError::new_err(format!("{}: the sidecar is not UTF-8", found.origin)))?;
     Ok((meta, PyBytes::new(py, &found.bytes.weights)))

@@ -436,12 +436,12 @@ pub fn build_agent<G: Game>(
         }),
         PlayerSpec::Checkpoint { path, sims } => {
             let model = crate::checkpoints::load_location(&path.to_string_lossy(), game, device)?;
-            let sims = sims.unwrap_or(default_sims);
-            Box::new(MctsAgent::new(
+            Box::new(MctsAgent::with_network(
                 format!("checkpoint:{}", path.display()),
-                Box::new(NetEvaluator::new(model, game)),
+                model,
+                game,
                 search.clone(),
-                sims,
+                sims.unwrap_or(default_sims),
             ))
         }
         PlayerSpec::Gtp { command } => Box::new(GtpClient::start(command, game)?),
