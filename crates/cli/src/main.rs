@@ -29,6 +29,8 @@ enum Command {
     Evaluate(cmd::evaluate::Args),
     /// Play against an agent in the terminal
     Play(cmd::play::Args),
+    /// List the trained models that ship with zerosum (add one with `models add`)
+    Models(cmd::models::Args),
     /// Play a match between two players and report the score and Elo difference
     Arena(cmd::arena::Args),
     /// Speak the Go Text Protocol on stdin/stdout, for any game
@@ -95,6 +97,7 @@ fn main() -> ExitCode {
         Command::Actor(args) => cmd::actor::run(args),
         Command::Evaluate(args) => cmd::evaluate::run(args),
         Command::Play(args) => cmd::play::run(args),
+        Command::Models(args) => cmd::models::run(args),
         Command::Arena(args) => cmd::arena::run(args),
         Command::Gtp(args) => cmd::gtp::run(args),
         Command::Uci(args) => cmd::uci::run(args),

@@ -433,3 +433,66 @@ fn an_actor_refuses_what_it_cannot_join() {
     assert!(succeeded(&output).contains("the run has trained its last generation"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Without a checkpoint the front ends play the game's shipped model and say so on one
+/// line; a game no model fits falls back to rollout MCTS with a note; any player can be
+/// named instead. The shipped tic-tac-toe model never loses to the perfect player.
+#[test]
+fn front_ends_play_the_shipped_models_by_default() {
+    let dir = scratch("shipped");
+    let listing = succeeded(&zerosum(&["models", "--verbose"], "", &dir));
+    for name in ["tictactoe", "connect4"] {
+        assert!(listing.contains(name), "{listing}");
+    }
+    assert!(listing.contains("run 1:"), "{listing}");
+
+    let notes = |args: &[&str]| {
+        let output = zerosum(args, "quit\n", &dir);
+        succeeded(&output);
+        String::from_utf8_lossy(&output.stderr).to_string()
+    };
+    let stderr = notes(&["play", "--game", "tictactoe", "--first", "agent"]);
+    assert!(
+        stderr.contains("the shipped model tictactoe plays tictactoe"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let stderr = notes(&["play", "--game", "connect4:rows=5", "--sims", "20"]);
+    assert!(
+        stderr.contains("no model is shipped for connect4:rows=5"),
+        "{stderr}"
+    );
+    let stderr = notes(&["play", "--game", "tictactoe", "--agent", "mcts:20"]);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_one_line_error(
+        &zerosum(
+            &["arena", "shipped", "random", "--game", "go:size=7"],
+            "",
+            &dir,
+        ),
+        "no model is shipped for go:size=7",
+    );
+
+    let stdout = succeeded(&zerosum(
+        &[
+            "arena",
+            "shipped",
+            "perfect",
+            "--game",
+            "tictactoe",
+            "--games",
+            "10",
+        ],
+        "",
+        &dir,
+    ));
+    assert!(
+        stdout.contains("shipped:tictactoe vs perfect: 10 games"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(" -0 "),
+        "the shipped model lost a game: {stdout}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -239,3 +239,38 @@ fn arena_plays_an_external_gtp_engine() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `uci:COMMAND` plays a chess engine over UCI; here that engine is this binary's own `uci`
+/// front end, searching 8 nodes a move. An option the engine does not know is one line.
+#[test]
+fn arena_plays_an_external_uci_engine() {
+    let dir = scratch("uci-engine");
+    let engine = format!(
+        "uci:{} uci;Hash=16;go=nodes 8",
+        env!("CARGO_BIN_EXE_zerosum")
+    );
+    let stdout = succeed(
+        &[
+            "arena", &engine, "random", "--game", "chess", "--games", "2", "--sims", "8",
+        ],
+        &dir,
+    );
+    assert!(stdout.contains("vs random: 2 games"), "{stdout}");
+
+    let engine = format!("uci:{} uci;Bogus=1", env!("CARGO_BIN_EXE_zerosum"));
+    let output = zerosum(&["arena", &engine, "random", "--game", "chess"], "", &dir);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("Bogus"), "{stderr}");
+
+    let output = zerosum(
+        &["arena", "uci:stockfish", "random", "--game", "go"],
+        "",
+        &dir,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("plays chess"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

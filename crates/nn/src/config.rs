@@ -65,6 +65,25 @@ impl Default for ModelConfig {
 }
 
 impl ModelConfig {
+    /// The network in a few words (`resnet, 32 channels, 3 blocks, value head 32, dropout
+    /// 0`): the settings its family reads.
+    pub fn describe(&self) -> String {
+        let body = match self.family {
+            Family::Mlp => format!("mlp, {} hidden, {} layers", self.hidden, self.layers),
+            family => format!(
+                "{}, {} channels, {} blocks",
+                format!("{family:?}").to_lowercase(),
+                self.channels,
+                self.blocks
+            ),
+        };
+        let reply = if self.reply_head { ", reply head" } else { "" };
+        format!(
+            "{body}, value head {}{reply}, dropout {}",
+            self.value_hidden, self.dropout
+        )
+    }
+
     /// A lower bound on the network's weights for observations `obs_shape` and
     /// `num_actions` actions, counting only the largest layers (never more than the
     /// network has): what a checkpoint must hold at least, checked before anything is

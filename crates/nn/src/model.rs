@@ -34,6 +34,10 @@ pub struct CheckpointMeta {
     /// whole history.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lineage: Vec<Ancestor>,
+    /// Its own run's training time up to it, in seconds, where recorded (shipped models
+    /// record it, so that their lineage's hours add up when a run starts from one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub train_seconds: Option<f64>,
 }
 
 /// A checkpoint a network was started from.
@@ -100,6 +104,7 @@ impl Model {
             generation: 0,
             zerosum_version: env!("CARGO_PKG_VERSION").to_string(),
             lineage: Vec::new(),
+            train_seconds: None,
         };
         Ok(Model { vs, net, meta })
     }
@@ -140,6 +145,7 @@ impl Model {
             step: self.meta.step,
             train_seconds,
         });
+        self.meta.train_seconds = None;
         self.set_progress(0, 0);
     }
 

@@ -403,24 +403,30 @@ fn warm_start<G: Game>(
     if !same_network(&model.meta().model, &config.model) {
         return Err(refused(format!(
             "its network ({}) is not the config's ([model] {})",
-            describe(&model.meta().model),
-            describe(&config.model)
+            model.meta().model.describe(),
+            config.model.describe()
         )));
     }
-    // The run the checkpoint came from, where it is one (`RUN/checkpoints/gen-NNNN`),
-    // says how long it trained.
-    let seconds = found
-        .origin
+    let seconds = model
+        .meta()
+        .train_seconds
+        .or_else(|| run_train_seconds(&found.origin, model.meta().generation));
+    model.start_from(found.origin, seconds);
+    Ok(model)
+}
+
+/// The training time up to `generation` that the run holding the checkpoint at `origin`
+/// (`RUN/checkpoints/gen-NNNN`) recorded, where it is in a run and the run recorded one.
+pub(crate) fn run_train_seconds(origin: &str, generation: u64) -> Option<f64> {
+    origin
         .rsplit_once('/')
         .and_then(|(folder, _)| folder.strip_suffix("/checkpoints"))
         .and_then(|run| RunStore::open(run).ok())
         .and_then(|run| {
-            crate::run::train_seconds_at(&run, model.meta().generation)
+            crate::run::train_seconds_at(&run, generation)
                 .ok()
                 .flatten()
-        });
-    model.start_from(found.origin, seconds);
-    Ok(model)
+        })
 }
 
 /// Whether two model configs build the same network: the settings its family reads (an
@@ -435,24 +441,6 @@ fn same_network(a: &zerosum_nn::ModelConfig, b: &zerosum_nn::ModelConfig) -> boo
             zerosum_nn::Family::Mlp => (a.hidden, a.layers) == (b.hidden, b.layers),
             _ => (a.channels, a.blocks) == (b.channels, b.blocks),
         }
-}
-
-/// A network in a few words (`resnet, 32 channels, 3 blocks, value head 32`).
-fn describe(model: &zerosum_nn::ModelConfig) -> String {
-    let body = match model.family {
-        zerosum_nn::Family::Mlp => format!("mlp, {} hidden, {} layers", model.hidden, model.layers),
-        family => format!(
-            "{}, {} channels, {} blocks",
-            format!("{family:?}").to_lowercase(),
-            model.channels,
-            model.blocks
-        ),
-    };
-    let reply = if model.reply_head { ", reply head" } else { "" };
-    format!(
-        "{body}, value head {}{reply}, dropout {}",
-        model.value_hidden, model.dropout
-    )
 }
 
 /// The games of a generation: the actor batches its learner read (asynchronous runs), the

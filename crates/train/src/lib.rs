@@ -51,8 +51,10 @@ pub mod record;
 pub mod replay;
 pub mod run;
 pub mod self_play;
+pub mod shipped;
 pub mod sink;
 pub mod store;
+pub mod uci_client;
 
 pub use actor::{Actor, ActorEvent, ActorOptions, ActorSummary};
 pub use arena::{

@@ -15,6 +15,7 @@ use zerosum_search::{
 use crate::error::TrainError;
 use crate::gtp_client::GtpClient;
 use crate::perfect::PerfectSolver;
+use crate::uci_client::{UciClient, UciSpec};
 
 /// A player named on the command line.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +25,12 @@ pub enum PlayerSpec {
         /// The checkpoint (see `zerosum_nn::checkpoint_base`).
         path: PathBuf,
         /// Simulations per move; the caller's default when absent.
+        sims: Option<usize>,
+    },
+    /// The model shipped for the game (`models/`, see [`crate::shipped`]) with search:
+    /// `shipped[:sims=N]`.
+    Shipped {
+        /// Simulations per move; the model's own (its index entry's) when absent.
         sims: Option<usize>,
     },
     /// PUCT with uniform priors, one random rollout per leaf and the MCTS-solver:
@@ -55,6 +62,9 @@ pub enum PlayerSpec {
         /// The program and its arguments.
         command: Vec<String>,
     },
+    /// A chess engine over the Universal Chess Interface:
+    /// `uci:PROGRAM ARGS[;OPTION=VALUE...][;go=LIMITS]`.
+    Uci(UciSpec),
 }
 
 impl FromStr for PlayerSpec {
@@ -98,6 +108,24 @@ impl FromStr for PlayerSpec {
                 })?;
                 Ok(PlayerSpec::Uct { playouts, c })
             }
+            "shipped" => {
+                let mut sims = None;
+                read_options(
+                    rest.split(',').filter(|o| !o.is_empty()),
+                    &bad,
+                    |key, value| {
+                        if key != "sims" {
+                            return Ok(false);
+                        }
+                        sims = Some(
+                            positive(value)
+                                .ok_or_else(|| bad("sims must be a positive integer"))?,
+                        );
+                        Ok(true)
+                    },
+                )?;
+                Ok(PlayerSpec::Shipped { sims })
+            }
             "checkpoint" => {
                 let mut parts = rest.split(',');
                 let path = parts
@@ -126,6 +154,9 @@ impl FromStr for PlayerSpec {
                 }
                 Ok(PlayerSpec::Gtp { command })
             }
+            "uci" => UciSpec::parse(rest)
+                .map(PlayerSpec::Uci)
+                .map_err(|e| bad(&e)),
             _ => Err(bad("unknown player kind")),
         }
     }
@@ -169,7 +200,28 @@ impl std::fmt::Display for PlayerSpec {
             }
             PlayerSpec::Uct { playouts, c } => write!(f, "uct:{playouts},c={c}"),
             PlayerSpec::Checkpoint { path, .. } => write!(f, "checkpoint:{}", path.display()),
+            PlayerSpec::Shipped { sims: None } => write!(f, "shipped"),
+            PlayerSpec::Shipped { sims: Some(sims) } => write!(f, "shipped:sims={sims}"),
             PlayerSpec::Gtp { command } => write!(f, "gtp:{}", command.join(" ")),
+            PlayerSpec::Uci(spec) => write!(f, "{spec}"),
+        }
+    }
+}
+
+impl PlayerSpec {
+    /// The same player searching `sims` simulations (or playouts) a move; players that do
+    /// not search stay as they are.
+    pub fn with_sims(&self, sims: usize) -> PlayerSpec {
+        match self.clone() {
+            PlayerSpec::Checkpoint { path, .. } => PlayerSpec::Checkpoint {
+                path,
+                sims: Some(sims),
+            },
+            PlayerSpec::Shipped { .. } => PlayerSpec::Shipped { sims: Some(sims) },
+            PlayerSpec::Mcts { .. } => PlayerSpec::Mcts { sims },
+            PlayerSpec::Mc { .. } => PlayerSpec::Mc { playouts: sims },
+            PlayerSpec::Uct { c, .. } => PlayerSpec::Uct { playouts: sims, c },
+            other => other,
         }
     }
 }
@@ -444,7 +496,28 @@ pub fn build_agent<G: Game>(
                 sims.unwrap_or(default_sims),
             ))
         }
+        PlayerSpec::Shipped { sims } => {
+            let Some(model) = crate::shipped::for_game(&game.name())? else {
+                return Err(TrainError::BadPlayer {
+                    spec: spec.to_string(),
+                    reason: format!(
+                        "no model is shipped for {} (`zerosum models` lists them)",
+                        game.name()
+                    ),
+                });
+            };
+            let network =
+                crate::checkpoints::load_location(&model.base.to_string_lossy(), game, device)?;
+            Box::new(MctsAgent::with_network(
+                format!("shipped:{}", model.name),
+                network,
+                game,
+                search.clone(),
+                sims.unwrap_or(model.sims),
+            ))
+        }
         PlayerSpec::Gtp { command } => Box::new(GtpClient::start(command, game)?),
+        PlayerSpec::Uci(engine) => Box::new(UciClient::start(engine, game)?),
         PlayerSpec::Human => {
             return Err(TrainError::BadPlayer {
                 spec: "human".to_string(),
@@ -461,6 +534,18 @@ mod tests {
     #[test]
     fn specs_parse() {
         assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
+        for (text, spec) in [
+            ("shipped", PlayerSpec::Shipped { sims: None }),
+            ("shipped:sims=50", PlayerSpec::Shipped { sims: Some(50) }),
+        ] {
+            assert_eq!(text.parse::<PlayerSpec>().unwrap(), spec);
+            assert_eq!(spec.to_string(), text);
+        }
+        assert!("shipped:sims=0".parse::<PlayerSpec>().is_err());
+        assert!("shipped:50".parse::<PlayerSpec>().is_err());
+        let uci = "uci:stockfish;Skill Level=3".parse::<PlayerSpec>().unwrap();
+        assert_eq!(uci.to_string(), "uci:stockfish;Skill Level=3");
+        assert!("uci:".parse::<PlayerSpec>().is_err());
         assert_eq!(
             "gtp:gnugo --mode gtp".parse::<PlayerSpec>().unwrap(),
             PlayerSpec::Gtp {

@@ -649,6 +649,28 @@ mod tests {
         );
         assert_ne!(weights(&trained), weights(&start));
 
+        // Shipped, the child keeps its run's training time; a run started from the shipped
+        // copy has both runs in its lineage, with their hours.
+        let (models, _) = scratch("init-models");
+        let shipped = crate::shipped::add(dir.to_str().unwrap(), &models, "ttt").unwrap();
+        let child_seconds = shipped.train_seconds.expect("the run's time is recorded");
+        assert!(child_seconds > 0.0);
+        assert_eq!(shipped.lineage, *lineage);
+        let init = format!("generations = 1\ninit = {:?}", models.join("ttt"));
+        let (grandchild_dir, grandchild) = scratch("init-grandchild");
+        train(&game, &tiny(&init), &grandchild, &mut Silent).unwrap();
+        let grand = checkpoints::load(&grandchild, 1, &game, cpu).unwrap();
+        let ancestors = &grand.meta().lineage;
+        assert_eq!(ancestors.len(), 2, "{ancestors:?}");
+        assert_eq!(ancestors[0], lineage[0]);
+        assert_eq!(ancestors[1].generation, 1);
+        assert_eq!(ancestors[1].train_seconds, Some(child_seconds));
+        assert_eq!(
+            grand.meta().train_seconds,
+            None,
+            "a run's own time is not its parent's"
+        );
+
         let (wider_dir, wider) = scratch("init-wider");
         let mut config = (*tiny(&init)).clone();
         config.model.hidden = 32;
@@ -661,7 +683,7 @@ mod tests {
             wider.list("").unwrap().is_empty(),
             "a refused init leaves no run behind"
         );
-        for dir in [parent_dir, dir, wider_dir] {
+        for dir in [parent_dir, dir, wider_dir, models, grandchild_dir] {
             std::fs::remove_dir_all(&dir).unwrap();
         }
     }

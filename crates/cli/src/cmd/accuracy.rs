@@ -71,8 +71,13 @@ pub fn run(args: Args) -> Result<()> {
     if specs.contains(&PlayerSpec::Human) {
         bail!("a human cannot be scored here; use `zerosum play`");
     }
-    if specs.iter().any(|s| matches!(s, PlayerSpec::Gtp { .. })) {
-        bail!("a gtp engine hears whole games, not loose positions; use `zerosum arena`");
+    if specs
+        .iter()
+        .any(|s| matches!(s, PlayerSpec::Gtp { .. } | PlayerSpec::Uci(_)))
+    {
+        bail!(
+            "an engine over gtp or uci hears whole games, not loose positions; use `zerosum arena`"
+        );
     }
     if args.positions == 0 {
         bail!("--positions must be at least 1");

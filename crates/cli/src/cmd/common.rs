@@ -89,41 +89,114 @@ pub fn resolve_with_checkpoint(
     args.resolve()
 }
 
-/// The agent a front end (play, gtp, serve) puts up: a checkpoint with search, or rollout
-/// MCTS without one, so that every front end works before any training.
+/// The agent a front end (play, gtp, serve) puts up: a checkpoint with search, any other
+/// player, or by default the model shipped for the game (rollout MCTS where none is), so
+/// that every front end plays well before any training.
 #[derive(clap::Args)]
 pub struct AgentArgs {
     /// A trained checkpoint (runs/NAME/checkpoints/latest, a run, or an s3:// gs:// az://
-    /// URL of either); without it, rollout MCTS plays
-    #[arg(long)]
+    /// URL of either); without it, the game's shipped model plays (`zerosum models`), or
+    /// rollout MCTS where no model fits the game
+    #[arg(long, conflicts_with = "agent")]
     pub checkpoint: Option<PathBuf>,
+    /// Any player in place of the shipped model: mcts:1000, uct:5000, random, shipped,
+    /// checkpoint:PATH, gtp:PROGRAM ARGS
+    #[arg(long)]
+    pub agent: Option<zerosum_train::PlayerSpec>,
     /// Simulations per agent move
     #[arg(long, value_parser = positive)]
     pub sims: Option<usize>,
 }
 
+/// The player a front end puts up, and the simulations it searches a move.
+pub struct Chosen {
+    /// The player.
+    pub spec: zerosum_train::PlayerSpec,
+    /// Simulations (or playouts) per move.
+    pub sims: usize,
+    /// What plays, in words (`the shipped model go-5x5`).
+    pub label: String,
+}
+
 impl AgentArgs {
-    /// The player spec of the agent.
-    pub fn spec(&self) -> zerosum_train::PlayerSpec {
-        match &self.checkpoint {
-            Some(path) => zerosum_train::PlayerSpec::Checkpoint {
-                path: path.clone(),
-                sims: self.sims,
-            },
-            None => zerosum_train::PlayerSpec::Mcts {
-                sims: self.sims.unwrap_or(DEFAULT_ROLLOUT_SIMS),
-            },
+    /// The checkpoint the agent reads, where one was named: its game is the default.
+    pub fn named_checkpoint(&self) -> Option<&std::path::Path> {
+        match (&self.checkpoint, &self.agent) {
+            (Some(path), _) => Some(path),
+            (None, Some(zerosum_train::PlayerSpec::Checkpoint { path, .. })) => Some(path),
+            _ => None,
         }
     }
 
-    /// Simulations per move: `--sims`, else for a checkpoint the config's `play` budget
-    /// ([`RunConfig::play_simulations`]), and for rollout MCTS [`DEFAULT_ROLLOUT_SIMS`].
-    pub fn sims(&self, config: &ResolvedConfig) -> usize {
-        match (self.sims, &self.checkpoint) {
-            (Some(sims), _) => sims,
-            (None, Some(_)) => config.play_simulations(),
-            (None, None) => DEFAULT_ROLLOUT_SIMS,
+    /// The agent for the game named `game`: `--checkpoint`, else `--agent`, else the model
+    /// shipped for the game at its own simulations, else rollout MCTS. Without a player
+    /// named, one line on stderr says which plays.
+    pub fn choose(&self, game: &str, config: &ResolvedConfig) -> Result<Chosen> {
+        use zerosum_train::PlayerSpec;
+        let play_sims = self.sims.unwrap_or(config.play_simulations());
+        if let Some(path) = &self.checkpoint {
+            return Ok(Chosen {
+                spec: PlayerSpec::Checkpoint {
+                    path: path.clone(),
+                    sims: Some(play_sims),
+                },
+                sims: play_sims,
+                label: format!("checkpoint {}", path.display()),
+            });
         }
+        if let Some(spec) = &self.agent {
+            let sims = match (spec, self.sims) {
+                (_, Some(sims)) => sims,
+                (PlayerSpec::Mcts { sims }, None) => *sims,
+                (PlayerSpec::Mc { playouts } | PlayerSpec::Uct { playouts, .. }, None) => *playouts,
+                (PlayerSpec::Shipped { sims: None }, None) => shipped_sims(game)?,
+                (PlayerSpec::Shipped { sims: Some(sims) }, None) => *sims,
+                (_, None) => play_sims,
+            };
+            let spec = match self.sims {
+                Some(sims) => spec.with_sims(sims),
+                None => spec.clone(),
+            };
+            return Ok(Chosen {
+                label: spec.to_string(),
+                spec,
+                sims,
+            });
+        }
+        let chosen = match zerosum_train::shipped::for_game(game)? {
+            Some(model) => {
+                let sims = self.sims.unwrap_or(model.sims);
+                Chosen {
+                    spec: PlayerSpec::Shipped { sims: Some(sims) },
+                    sims,
+                    label: format!("the shipped model {}", model.name),
+                }
+            }
+            None => {
+                let sims = self.sims.unwrap_or(DEFAULT_ROLLOUT_SIMS);
+                eprintln!(
+                    "note: no model is shipped for {game} (`zerosum models` lists them): rollout MCTS plays, mcts:{sims}"
+                );
+                return Ok(Chosen {
+                    spec: PlayerSpec::Mcts { sims },
+                    sims,
+                    label: "rollout MCTS".to_string(),
+                });
+            }
+        };
+        eprintln!(
+            "note: {} plays {game}, {} simulations a move (--agent mcts:{DEFAULT_ROLLOUT_SIMS} for plain MCTS)",
+            chosen.label, chosen.sims
+        );
+        Ok(chosen)
+    }
+}
+
+/// The simulations of the model shipped for `game`.
+fn shipped_sims(game: &str) -> Result<usize> {
+    match zerosum_train::shipped::for_game(game)? {
+        Some(model) => Ok(model.sims),
+        None => bail!("no model is shipped for {game} (`zerosum models` lists them)"),
     }
 }
 

@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use zerosum_games::registry::FromAnyGame;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
-use zerosum_train::{build_agent, ResolvedConfig};
+use zerosum_train::{build_agent, PlayerSpec, ResolvedConfig};
 
 use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
 use crate::protocol::gtp::{registry_rebuild, run_loop, GtpEngine};
@@ -20,32 +20,35 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (game, config) = resolve_with_checkpoint(&args.game, args.agent.checkpoint.as_deref())?;
+    let (game, config) = resolve_with_checkpoint(&args.game, args.agent.named_checkpoint())?;
     with_game!(&game, g => serve(g, &config, &args))
 }
 
 fn serve<G: Game + FromAnyGame>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()> {
-    let spec = args.agent.spec();
-    let sims = args.agent.sims(config);
+    let chosen = args.agent.choose(&initial.name(), config)?;
     super::common::use_match_threads(config);
     let agent = build_agent(
-        &spec,
+        &chosen.spec,
         initial,
         &config.search,
-        sims,
+        chosen.sims,
         parse_device(&config.device)?,
         config.seed,
     )?;
     // `boardsize` and `komi` rebuild the game through the registry; a network plays only
-    // the board it was trained on, so with a checkpoint the shape must stay.
+    // the board it was trained on, so with a network the shape must stay.
     let rebuild = registry_rebuild::<G>();
     let shape = (initial.num_actions(), initial.obs_shape());
-    let fixed_shape = args.agent.checkpoint.is_some();
+    let fixed_shape = matches!(
+        chosen.spec,
+        PlayerSpec::Checkpoint { .. } | PlayerSpec::Shipped { .. }
+    );
+    let label = chosen.label;
     let mut engine = GtpEngine::new(initial.clone(), agent, SmallRng::seed_from_u64(config.seed))
         .with_rebuild(Box::new(move |game: &G, key: &str, value: &str| {
             let rebuilt = rebuild(game, key, value)?;
             if fixed_shape && (rebuilt.num_actions(), rebuilt.obs_shape()) != shape {
-                return Err(format!("the checkpoint plays {} only", game.name()));
+                return Err(format!("{label} plays {} only", game.name()));
             }
             Ok(rebuilt)
         }));

@@ -12,6 +12,7 @@ pub mod export;
 pub mod fuzz;
 pub mod gtp;
 pub mod ladder;
+pub mod models;
 pub mod play;
 pub mod replay;
 pub mod report;

@@ -28,16 +28,22 @@ pub enum First {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (game, config) = resolve_with_checkpoint(&args.game, args.agent.checkpoint.as_deref())?;
+    let (game, config) = resolve_with_checkpoint(&args.game, args.agent.named_checkpoint())?;
     with_game!(&game, g => play(g, &config, &args))
 }
 
 fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()> {
-    let spec = args.agent.spec();
-    let sims = args.agent.sims(config);
+    let chosen = args.agent.choose(&initial.name(), config)?;
     super::common::use_match_threads(config);
     let device = parse_device(&config.device)?;
-    let mut agent = build_agent(&spec, initial, &config.search, sims, device, config.seed)?;
+    let mut agent = build_agent(
+        &chosen.spec,
+        initial,
+        &config.search,
+        chosen.sims,
+        device,
+        config.seed,
+    )?;
     let mut rng = SmallRng::seed_from_u64(config.seed);
     let human = if args.first == First::Human {
         Player::FIRST

@@ -42,7 +42,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (game, config) = resolve_with_checkpoint(&args.game, args.agent.checkpoint.as_deref())?;
+    let (game, config) = resolve_with_checkpoint(&args.game, args.agent.named_checkpoint())?;
     let short_name = game.short_name();
     with_game!(&game, g => serve(g, &short_name, &config, &args))
 }
@@ -53,7 +53,8 @@ fn serve<G: Game>(
     config: &ResolvedConfig,
     args: &Args,
 ) -> Result<()> {
-    let sims = args.agent.sims(config);
+    let chosen = args.agent.choose(&initial.name(), config)?;
+    let sims = chosen.sims;
     super::common::use_match_threads(config);
     if sims == 0 || sims > args.max_sims {
         bail!(
@@ -83,16 +84,13 @@ fn serve<G: Game>(
     };
     let factory = AgentFactory {
         initial: initial.clone(),
-        checkpoint: args.agent.checkpoint.clone(),
+        spec: chosen.spec,
         search: config.search.clone(),
         device: parse_device(&config.device)?,
         seed: config.seed,
     };
     let pool = SearchPool::start(args.search_threads, factory, sims)?;
-    let agent = match &args.agent.checkpoint {
-        Some(path) => format!("checkpoint {}", path.display()),
-        None => "rollout MCTS".to_string(),
-    };
+    let agent = chosen.label;
     let info = Info {
         game: initial.name(),
         short_name: short_name.to_string(),

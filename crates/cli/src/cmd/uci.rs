@@ -18,30 +18,57 @@ use crate::protocol::uci::{run_loop, Output, Searcher, UciEngine, UciSettings};
 pub struct Args {
     #[command(flatten)]
     pub game: GameArgs,
-    /// A trained chess checkpoint; without it, rollout MCTS plays
+    /// A trained chess checkpoint; without it, the shipped chess model plays (`zerosum
+    /// models`), or rollout MCTS where none fits the game
     #[arg(long)]
     pub checkpoint: Option<PathBuf>,
-    /// Simulations per move of a `go` that names no limit (the Nodes option's default)
-    #[arg(long, value_parser = super::common::positive, default_value_t = 400)]
-    pub sims: usize,
+    /// Simulations per move of a `go` that names no limit (the Nodes option's default):
+    /// the shipped model's own, else 400
+    #[arg(long, value_parser = super::common::positive)]
+    pub sims: Option<usize>,
     /// The longest any search thinks, in seconds, whatever `go` asks for
     #[arg(long, value_parser = super::common::positive, default_value_t = 600)]
     pub max_search_seconds: usize,
 }
 
+/// Simulations a move when neither `--sims` nor a shipped model gives them.
+const DEFAULT_UCI_SIMS: usize = 400;
+
 pub fn run(mut args: Args) -> Result<()> {
     if args.game.game.is_none() && args.game.config.is_none() && args.checkpoint.is_none() {
         args.game.game = Some(zerosum_games::chess::Chess::new().name());
     }
-    if !(1..=1_000_000).contains(&args.sims) {
-        bail!("--sims must be from 1 to 1000000, got {}", args.sims);
+    if let Some(sims) = args.sims.filter(|sims| !(1..=1_000_000).contains(sims)) {
+        bail!("--sims must be from 1 to 1000000, got {sims}");
     }
     let (game, config) = resolve_with_checkpoint(&args.game, args.checkpoint.as_deref())?;
     super::common::use_match_threads(&config);
     let AnyGame::Chess(initial) = game else {
         bail!("uci plays chess only, not {}", game.name());
     };
-    let evaluator: Box<dyn Evaluator<_> + Send> = match &args.checkpoint {
+    let shipped = match &args.checkpoint {
+        Some(_) => None,
+        None => zerosum_train::shipped::for_game(&initial.name())?,
+    };
+    let network = match (&args.checkpoint, &shipped) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Some(model)) => {
+            eprintln!(
+                "note: the shipped model {} plays {}",
+                model.name,
+                initial.name()
+            );
+            Some(model.base.clone())
+        }
+        (None, None) => {
+            eprintln!(
+                "note: no model is shipped for {} (`zerosum models` lists them): rollout MCTS plays",
+                initial.name()
+            );
+            None
+        }
+    };
+    let evaluator: Box<dyn Evaluator<_> + Send> = match network {
         Some(path) => {
             let model = zerosum_train::checkpoints::load_location(
                 &path.to_string_lossy(),
@@ -52,6 +79,10 @@ pub fn run(mut args: Args) -> Result<()> {
         }
         None => Box::new(RolloutEvaluator::new(config.seed, 1)),
     };
+    let sims = args
+        .sims
+        .or(shipped.map(|model| model.sims))
+        .unwrap_or(DEFAULT_UCI_SIMS);
     // The Gumbel root plans a fixed budget up front; a UCI search stops when told.
     let mut search = config.search.clone();
     search.algorithm = Algorithm::Puct;
@@ -63,7 +94,7 @@ pub fn run(mut args: Args) -> Result<()> {
     };
     let out: Output = Arc::new(Mutex::new(Box::new(std::io::stdout())));
     let settings = UciSettings {
-        nodes: args.sims,
+        nodes: sims,
         max_search: std::time::Duration::from_secs(args.max_search_seconds as u64),
         ..UciSettings::default()
     };

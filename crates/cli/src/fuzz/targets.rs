@@ -389,7 +389,7 @@ fn web_engine(sims: usize) -> Engine<zerosum_games::connect_four::ConnectFour> {
     let initial = zerosum_games::connect_four::ConnectFour::new();
     let factory = AgentFactory {
         initial,
-        checkpoint: None,
+        spec: zerosum_train::PlayerSpec::Mcts { sims },
         search: SearchConfig::default(),
         device: Device::Cpu,
         seed: 1,

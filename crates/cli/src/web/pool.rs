@@ -8,7 +8,6 @@
 //! [`QUEUED_PER_WORKER`] searches per worker wait at once; one more is refused with a 503,
 //! so that a flood of requests cannot queue hours of work.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -18,10 +17,9 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::Game;
 use zerosum_search::SearchConfig;
-use zerosum_train::{build_agent, Agent, Choice};
+use zerosum_train::{build_agent, Agent, Choice, PlayerSpec};
 
 use super::api::ApiError;
-use crate::cmd::common::AgentArgs;
 
 /// Agents of different simulation counts one worker keeps.
 pub const AGENTS_PER_WORKER: usize = 4;
@@ -34,8 +32,8 @@ pub const QUEUED_PER_WORKER: usize = 32;
 pub struct AgentFactory<G: Game> {
     /// The game's initial position (the checkpoint is checked against it).
     pub initial: G,
-    /// A trained checkpoint; without it, rollout MCTS.
-    pub checkpoint: Option<PathBuf>,
+    /// The player; each worker builds its own, searching the simulations a page asks for.
+    pub spec: PlayerSpec,
     /// Search settings.
     pub search: SearchConfig,
     /// Where the network runs.
@@ -46,13 +44,8 @@ pub struct AgentFactory<G: Game> {
 
 impl<G: Game> AgentFactory<G> {
     fn build(&self, sims: usize, worker: u64) -> Result<Box<dyn Agent<G>>> {
-        let spec = AgentArgs {
-            checkpoint: self.checkpoint.clone(),
-            sims: Some(sims),
-        }
-        .spec();
         Ok(build_agent(
-            &spec,
+            &self.spec.with_sims(sims),
             &self.initial,
             &self.search,
             sims,

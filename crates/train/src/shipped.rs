@@ -1,0 +1,229 @@
+//! The trained models that ship with zerosum (`models/` in the repository): one network
+//! per game, listed in `models/models.toml`, which front ends play when no checkpoint is
+//! named and new runs may start from (`train --init models/NAME`).
+//!
+//! Each entry's files are `models/NAME.safetensors` and `models/NAME.json`, a checkpoint
+//! like any run's whose sidecar also records its run's training time, so that the hours of
+//! a model improved run after run add up along its lineage.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use zerosum_nn::CheckpointMeta;
+
+use crate::error::TrainError;
+
+/// The folder of shipped models: `$ZEROSUM_MODELS`, else the repository's `models/`.
+pub fn models_dir() -> PathBuf {
+    let dir = std::env::var_os("ZEROSUM_MODELS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models"));
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// The index file in [`models_dir`].
+pub const INDEX: &str = "models.toml";
+
+/// One entry of the index, as written there.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    name: String,
+    game: String,
+    sims: usize,
+    strength: String,
+    runs: Vec<String>,
+}
+
+/// A shipped model: its index entry, checked against its files.
+#[derive(Clone, Debug)]
+pub struct ShippedModel {
+    /// The file name without extension (`go-5x5`).
+    pub name: String,
+    /// The game's full registry name, as its sidecar says.
+    pub game: String,
+    /// Simulations per move it plays with, as measured for its strength.
+    pub sims: usize,
+    /// Its measured strength in one line (docs/strength.md holds the table).
+    pub strength: String,
+    /// The command of each run that trained it, oldest first.
+    pub runs: Vec<String>,
+    /// `models/NAME`: the checkpoint location for [`crate::checkpoints::locate`].
+    pub base: PathBuf,
+    /// The sidecar.
+    pub meta: CheckpointMeta,
+    /// Bytes of the weights file.
+    pub bytes: u64,
+}
+
+impl ShippedModel {
+    /// Hours of training across its lineage, where every run recorded its time.
+    pub fn hours(&self) -> Option<f64> {
+        let earlier: Option<f64> = self.meta.lineage.iter().map(|a| a.train_seconds).sum();
+        Some((earlier? + self.meta.train_seconds?) / 3600.0)
+    }
+
+    /// Generations of training across its lineage.
+    pub fn generations(&self) -> u64 {
+        self.meta.lineage.iter().map(|a| a.generation).sum::<u64>() + self.meta.generation
+    }
+}
+
+/// The shipped models in `dir`, in index order; none where there is no index. An entry
+/// whose files are missing, or whose sidecar names another game, is an error: the index
+/// and the files are committed together.
+pub fn list_in(dir: &Path) -> Result<Vec<ShippedModel>, TrainError> {
+    let index = dir.join(INDEX);
+    let bad = |reason: String| TrainError::Store {
+        location: index.display().to_string(),
+        reason,
+    };
+    let text = match std::fs::read_to_string(&index) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(bad(e.to_string())),
+    };
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Index {
+        #[serde(default)]
+        model: Vec<Entry>,
+    }
+    let index_entries: Index = toml::from_str(&text).map_err(|e| bad(e.message().to_string()))?;
+    index_entries
+        .model
+        .into_iter()
+        .map(|entry| {
+            let base = dir.join(&entry.name);
+            let sidecar = base.with_extension("json");
+            let weights = base.with_extension("safetensors");
+            let meta: CheckpointMeta = std::fs::read(&sidecar)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+                .map_err(|e| bad(format!("model {}: {}: {e}", entry.name, sidecar.display())))?;
+            let bytes = std::fs::metadata(&weights)
+                .map_err(|e| bad(format!("model {}: {}: {e}", entry.name, weights.display())))?
+                .len();
+            if meta.game != entry.game {
+                return Err(bad(format!(
+                    "model {} is listed for {} but its sidecar says {}",
+                    entry.name, entry.game, meta.game
+                )));
+            }
+            if entry.runs.len() != meta.lineage.len() + 1 {
+                return Err(bad(format!(
+                    "model {} lists {} runs but its lineage has {}",
+                    entry.name,
+                    entry.runs.len(),
+                    meta.lineage.len() + 1
+                )));
+            }
+            Ok(ShippedModel {
+                name: entry.name,
+                game: entry.game,
+                sims: entry.sims,
+                strength: entry.strength,
+                runs: entry.runs,
+                base,
+                meta,
+                bytes,
+            })
+        })
+        .collect()
+}
+
+/// The shipped models in [`models_dir`].
+pub fn list() -> Result<Vec<ShippedModel>, TrainError> {
+    list_in(&models_dir())
+}
+
+/// The shipped model for the game named `game` (its full registry name), if any.
+pub fn for_game(game: &str) -> Result<Option<ShippedModel>, TrainError> {
+    Ok(list()?.into_iter().find(|model| model.game == game))
+}
+
+/// Copies the checkpoint `location` names into `dir` as model `name`, its sidecar
+/// recording the training time its run logged up to it (for [`ShippedModel::hours`]).
+/// Returns the model's game.
+pub fn add(location: &str, dir: &Path, name: &str) -> Result<CheckpointMeta, TrainError> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_".contains(c))
+    {
+        return Err(TrainError::BadConfig(format!(
+            "model name '{name}': use letters, digits, - and _"
+        )));
+    }
+    let found = crate::checkpoints::locate(location)?;
+    let mut meta: CheckpointMeta =
+        serde_json::from_slice(&found.bytes.meta).map_err(|e| TrainError::Store {
+            location: found.origin.clone(),
+            reason: format!("not a checkpoint's metadata: {e}"),
+        })?;
+    if meta.train_seconds.is_none() {
+        meta.train_seconds = crate::learner::run_train_seconds(&found.origin, meta.generation);
+    }
+    let write = |extension: &str, bytes: &[u8]| {
+        let path = dir.join(format!("{name}.{extension}"));
+        std::fs::write(&path, bytes).map_err(|e| TrainError::Store {
+            location: path.display().to_string(),
+            reason: e.to_string(),
+        })
+    };
+    std::fs::create_dir_all(dir).map_err(|e| TrainError::Store {
+        location: dir.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    write("safetensors", &found.bytes.weights)?;
+    let mut sidecar = serde_json::to_vec_pretty(&meta).expect("metadata serialises");
+    sidecar.push(b'\n');
+    write("json", &sidecar)?;
+    Ok(meta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every shipped model is listed with its files, for a game the registry knows, and
+    /// loads as a network for that game.
+    #[test]
+    fn the_shipped_models_load_for_their_games() {
+        let models = list().expect("the index and its files agree");
+        for model in &models {
+            let game = zerosum_games::registry::parse_game(&model.game).expect("a known game");
+            assert_eq!(
+                game.name(),
+                model.game,
+                "{} names its game in full",
+                model.name
+            );
+            zerosum_games::with_game!(&game, g => {
+                crate::checkpoints::load_location(
+                    &model.base.to_string_lossy(),
+                    g,
+                    zerosum_nn::Device::Cpu,
+                )
+                .expect("the model loads");
+            });
+            assert!(model.bytes <= 5 << 20, "{} is over 5 MB", model.name);
+            assert!(model.sims > 0);
+        }
+    }
+
+    #[test]
+    fn an_index_entry_without_its_files_is_refused() {
+        let dir = std::env::temp_dir().join(format!("zerosum-models-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(INDEX),
+            "[[model]]\nname = \"x\"\ngame = \"tictactoe\"\nsims = 10\nstrength = \"\"\nruns = [\"\"]\n",
+        )
+        .unwrap();
+        let error = list_in(&dir).unwrap_err().to_string();
+        assert!(error.contains("model x"), "{error}");
+        assert!(list_in(&dir.join("absent")).unwrap().is_empty());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,252 @@
+//! A chess engine as a player, spoken to over the Universal Chess Interface:
+//! `uci:COMMAND[;OPTION=VALUE...][;go=LIMITS]`, such as
+//! `uci:/usr/games/stockfish;Skill Level=0;go=movetime 100`.
+//!
+//! The engine hears the whole game since the start with `position startpos moves ...` and
+//! answers `go LIMITS` (`movetime 100` unless the spec says otherwise) with `bestmove`.
+//! Each `OPTION=VALUE` is sent once with `setoption`, before the first game.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use rand::rngs::SmallRng;
+use zerosum_games::{Action, Game};
+
+use crate::error::TrainError;
+use crate::players::{Agent, Choice};
+
+/// The search limits of a `go` when the spec names none.
+pub const DEFAULT_GO: &str = "movetime 100";
+
+/// How a UCI engine is started and asked to move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UciSpec {
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// `setoption` name and value pairs, in order.
+    pub options: Vec<(String, String)>,
+    /// What follows `go` (`movetime 100`, `depth 8`, `nodes 10000`).
+    pub go: String,
+}
+
+impl UciSpec {
+    /// Reads the part after `uci:`; the error says what is wrong in a few words.
+    pub fn parse(text: &str) -> Result<UciSpec, String> {
+        let mut parts = text.split(';');
+        let command: Vec<String> = parts
+            .next()
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        if command.is_empty() {
+            return Err("uci needs a command, like 'uci:stockfish;Skill Level=0'".into());
+        }
+        let mut spec = UciSpec {
+            command,
+            options: Vec::new(),
+            go: DEFAULT_GO.to_string(),
+        };
+        for part in parts.map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((key, value)) = part.split_once('=') else {
+                return Err(format!("'{part}' is not NAME=VALUE"));
+            };
+            let (key, value) = (key.trim(), value.trim());
+            if key.is_empty() || value.is_empty() || value.contains(['\n', '\r']) {
+                return Err(format!("'{part}' is not NAME=VALUE"));
+            }
+            if key == "go" {
+                spec.go = value.to_string();
+            } else {
+                spec.options.push((key.to_string(), value.to_string()));
+            }
+        }
+        Ok(spec)
+    }
+}
+
+impl std::fmt::Display for UciSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "uci:{}", self.command.join(" "))?;
+        for (name, value) in &self.options {
+            write!(f, ";{name}={value}")?;
+        }
+        if self.go != DEFAULT_GO {
+            write!(f, ";go={}", self.go)?;
+        }
+        Ok(())
+    }
+}
+
+/// A running UCI engine.
+pub struct UciClient {
+    name: String,
+    go: String,
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    /// The game's moves so far, in UCI notation.
+    moves: Vec<String>,
+}
+
+impl UciClient {
+    /// Starts the engine for `game`, which must be chess from the standard position.
+    pub fn start<G: Game>(spec: &UciSpec, game: &G) -> Result<UciClient, TrainError> {
+        let name = spec.to_string();
+        if game.name().split(':').next() != Some("chess") {
+            return Err(TrainError::BadPlayer {
+                spec: name,
+                reason: format!("a UCI engine plays chess, not {}", game.name()),
+            });
+        }
+        let (program, args) = spec.command.split_first().expect("parsed with a command");
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| stopped(&name, format!("cannot start '{program}': {e}")))?;
+        let stdin = child.stdin.take().expect("stdin was piped");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout was piped"));
+        let mut client = UciClient {
+            name,
+            go: spec.go.clone(),
+            child,
+            stdin,
+            stdout,
+            moves: Vec::new(),
+        };
+        client.send("uci")?;
+        client.read_until("uciok")?;
+        for (option, value) in &spec.options {
+            client.send(&format!("setoption name {option} value {value}"))?;
+        }
+        client.new_game()?;
+        Ok(client)
+    }
+
+    fn new_game(&mut self) -> Result<(), TrainError> {
+        self.moves.clear();
+        self.send("ucinewgame")?;
+        self.send("isready")?;
+        // An option the engine does not know is reported before `readyok` (Stockfish: "No
+        // such option", zerosum: "unknown option").
+        let said = self.read_until("readyok")?;
+        let refused = |line: &&String| {
+            let line = line.to_lowercase();
+            line.contains("no such option") || line.contains("unknown option")
+        };
+        match said.iter().find(refused) {
+            Some(line) => Err(stopped(&self.name, line.clone())),
+            None => Ok(()),
+        }
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), TrainError> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| stopped(&self.name, format!("'{line}' could not be sent: {e}")))
+    }
+
+    /// Reads lines until one starts with `word`; returns the lines, that one last.
+    fn read_until(&mut self, word: &str) -> Result<Vec<String>, TrainError> {
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            let read = self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|e| stopped(&self.name, format!("no '{word}': {e}")))?;
+            if read == 0 {
+                return Err(stopped(
+                    &self.name,
+                    format!("the engine exited before '{word}'"),
+                ));
+            }
+            let line = line.trim().to_string();
+            let done = line.split_whitespace().next() == Some(word);
+            lines.push(line);
+            if done {
+                return Ok(lines);
+            }
+        }
+    }
+}
+
+fn stopped(player: &str, reason: String) -> TrainError {
+    TrainError::PlayerStopped {
+        player: player.to_string(),
+        reason,
+    }
+}
+
+impl<G: Game> Agent<G> for UciClient {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn choose(&mut self, position: &G, _rng: &mut SmallRng) -> Result<Choice, TrainError> {
+        let mut command = "position startpos".to_string();
+        if !self.moves.is_empty() {
+            command = format!("{command} moves {}", self.moves.join(" "));
+        }
+        self.send(&command)?;
+        self.send(&format!("go {}", self.go))?;
+        let lines = self.read_until("bestmove")?;
+        let last = lines.last().expect("read_until returns its line");
+        let text = last.split_whitespace().nth(1).unwrap_or_default();
+        let action = position
+            .parse_action(text)
+            .map_err(|e| stopped(&self.name, format!("chose '{text}': {e}")))?;
+        Ok(Choice {
+            action,
+            value: None,
+            search: None,
+        })
+    }
+
+    fn observe(&mut self, position: &G, action: Action) {
+        self.moves.push(position.format_action(action));
+    }
+
+    fn reset(&mut self) {
+        // A failure shows at the next move, which sends to the same engine.
+        let _ = self.new_game();
+    }
+}
+
+impl Drop for UciClient {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit").and_then(|()| self.stdin.flush());
+        for _ in 0..50 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_read_options_and_limits() {
+        let spec = UciSpec::parse("/usr/games/stockfish;Skill Level=0; go=depth 3").unwrap();
+        assert_eq!(spec.command, vec!["/usr/games/stockfish"]);
+        assert_eq!(spec.options, vec![("Skill Level".into(), "0".into())]);
+        assert_eq!(spec.go, "depth 3");
+        assert_eq!(
+            spec.to_string(),
+            "uci:/usr/games/stockfish;Skill Level=0;go=depth 3"
+        );
+        assert_eq!(UciSpec::parse("sf").unwrap().go, DEFAULT_GO);
+        assert!(UciSpec::parse("").is_err());
+        assert!(UciSpec::parse("sf;Skill Level").is_err());
+        assert!(UciSpec::parse("sf;=3").is_err());
+    }
+}
