@@ -6,22 +6,17 @@
 //! the game's notation. A game named with `size=` or `komi=` sends `boardsize` and `komi`
 //! first, so a Go engine plays the board and rules that the arena scores.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-
 use rand::rngs::SmallRng;
 use zerosum_games::registry::param_pairs;
 use zerosum_games::{Action, Game, Player};
 
+use crate::engine_process::{stopped, EngineProcess};
 use crate::error::TrainError;
 use crate::players::{Agent, Choice};
 
 /// A running GTP engine.
 pub struct GtpClient {
-    name: String,
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    engine: EngineProcess,
     /// The move the engine chose last, which it has already played on its own board.
     generated: Option<Action>,
     /// A `play` or `clear_board` the engine refused: its board is no longer the arena's,
@@ -33,24 +28,8 @@ impl GtpClient {
     /// Starts `command` (a program and its arguments) and sets up `game`'s board size and
     /// komi where its name has them.
     pub fn start<G: Game>(command: &[String], game: &G) -> Result<GtpClient, TrainError> {
-        let name = format!("gtp:{}", command.join(" "));
-        let (program, args) = command
-            .split_first()
-            .ok_or_else(|| stopped(&name, "no command to run".to_string()))?;
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| stopped(&name, format!("cannot start '{program}': {e}")))?;
-        let stdin = child.stdin.take().expect("stdin was piped");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout was piped"));
         let mut client = GtpClient {
-            name,
-            child,
-            stdin,
-            stdout,
+            engine: EngineProcess::start(format!("gtp:{}", command.join(" ")), command)?,
             generated: None,
             out_of_step: None,
         };
@@ -70,29 +49,18 @@ impl GtpClient {
 
     /// Sends one command and returns the text of its success reply.
     fn send(&mut self, command: &str) -> Result<String, TrainError> {
-        let name = &self.name;
-        writeln!(self.stdin, "{command}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(|e| stopped(name, format!("'{command}' could not be sent: {e}")))?;
+        self.engine.send(command)?;
         // A reply is one or more lines after `=` or `?`, ended by an empty line.
         let mut reply = String::new();
         loop {
-            let mut line = String::new();
-            let read = self
-                .stdout
-                .read_line(&mut line)
-                .map_err(|e| stopped(name, format!("no reply to '{command}': {e}")))?;
-            if read == 0 {
-                return Err(stopped(name, format!("the engine exited on '{command}'")));
-            }
-            let line = line.trim_end_matches(['\r', '\n']);
+            let line = self.engine.read_line(&format!("a reply to '{command}'"))?;
             if line.is_empty() {
                 if reply.is_empty() {
                     continue; // blank lines before a reply carry nothing
                 }
                 break;
             }
-            reply.push_str(line);
+            reply.push_str(&line);
             reply.push('\n');
         }
         let reply = reply.trim_end();
@@ -100,15 +68,10 @@ impl GtpClient {
             Ok(text.trim().to_string())
         } else {
             let text = reply.strip_prefix('?').unwrap_or(reply).trim();
-            Err(stopped(name, format!("answered '{command}' with: {text}")))
+            Err(self
+                .engine
+                .stopped(format!("answered '{command}' with: {text}")))
         }
-    }
-}
-
-fn stopped(player: &str, reason: String) -> TrainError {
-    TrainError::PlayerStopped {
-        player: player.to_string(),
-        reason,
     }
 }
 
@@ -122,7 +85,7 @@ fn colour(player: Player) -> &'static str {
 
 impl<G: Game> Agent<G> for GtpClient {
     fn name(&self) -> String {
-        self.name.clone()
+        self.engine.name.clone()
     }
 
     fn choose(&mut self, position: &G, _rng: &mut SmallRng) -> Result<Choice, TrainError> {
@@ -133,13 +96,13 @@ impl<G: Game> Agent<G> for GtpClient {
         if reply.eq_ignore_ascii_case("resign") {
             // The arena scores finished games by the rules only: a resignation has no place.
             return Err(stopped(
-                &self.name,
+                &self.engine.name,
                 "resigned; run it with resignation off (GNU Go: --never-resign)".to_string(),
             ));
         }
         let action = position
             .parse_action(&reply)
-            .map_err(|e| stopped(&self.name, format!("chose '{reply}': {e}")))?;
+            .map_err(|e| self.engine.stopped(format!("chose '{reply}': {e}")))?;
         self.generated = Some(action);
         Ok(Choice {
             action,
@@ -168,20 +131,5 @@ impl<G: Game> Agent<G> for GtpClient {
         if let Err(error) = self.send("clear_board") {
             self.out_of_step = Some(error);
         }
-    }
-}
-
-impl Drop for GtpClient {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit").and_then(|()| self.stdin.flush());
-        // An engine that ignores `quit` must not hang the arena at its end.
-        for _ in 0..50 {
-            if !matches!(self.child.try_wait(), Ok(None)) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

@@ -33,6 +33,7 @@ pub mod checkpoints;
 pub mod compare;
 pub mod config;
 pub mod durable;
+pub mod engine_process;
 pub mod error;
 pub mod evaluator;
 pub mod events;

@@ -6,12 +6,10 @@
 //! answers `go LIMITS` (`movetime 100` unless the spec says otherwise) with `bestmove`.
 //! Each `OPTION=VALUE` is sent once with `setoption`, before the first game.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-
 use rand::rngs::SmallRng;
 use zerosum_games::{Action, Game};
 
+use crate::engine_process::EngineProcess;
 use crate::error::TrainError;
 use crate::players::{Agent, Choice};
 
@@ -80,11 +78,8 @@ impl std::fmt::Display for UciSpec {
 
 /// A running UCI engine.
 pub struct UciClient {
-    name: String,
+    engine: EngineProcess,
     go: String,
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
     /// The game's moves so far, in UCI notation.
     moves: Vec<String>,
 }
@@ -99,22 +94,9 @@ impl UciClient {
                 reason: format!("a UCI engine plays chess, not {}", game.name()),
             });
         }
-        let (program, args) = spec.command.split_first().expect("parsed with a command");
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| stopped(&name, format!("cannot start '{program}': {e}")))?;
-        let stdin = child.stdin.take().expect("stdin was piped");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout was piped"));
         let mut client = UciClient {
-            name,
+            engine: EngineProcess::start(name, &spec.command)?,
             go: spec.go.clone(),
-            child,
-            stdin,
-            stdout,
             moves: Vec::new(),
         };
         client.send("uci")?;
@@ -138,33 +120,24 @@ impl UciClient {
             line.contains("no such option") || line.contains("unknown option")
         };
         match said.iter().find(refused) {
-            Some(line) => Err(stopped(&self.name, line.clone())),
+            Some(line) => Err(self.engine.stopped(line.clone())),
             None => Ok(()),
         }
     }
 
     fn send(&mut self, line: &str) -> Result<(), TrainError> {
-        writeln!(self.stdin, "{line}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(|e| stopped(&self.name, format!("'{line}' could not be sent: {e}")))
+        self.engine.send(line)
     }
 
     /// Reads lines until one starts with `word`; returns the lines, that one last.
     fn read_until(&mut self, word: &str) -> Result<Vec<String>, TrainError> {
         let mut lines = Vec::new();
         loop {
-            let mut line = String::new();
-            let read = self
-                .stdout
-                .read_line(&mut line)
-                .map_err(|e| stopped(&self.name, format!("no '{word}': {e}")))?;
-            if read == 0 {
-                return Err(stopped(
-                    &self.name,
-                    format!("the engine exited before '{word}'"),
-                ));
-            }
-            let line = line.trim().to_string();
+            let line = self
+                .engine
+                .read_line(&format!("'{word}'"))?
+                .trim()
+                .to_string();
             let done = line.split_whitespace().next() == Some(word);
             lines.push(line);
             if done {
@@ -174,16 +147,9 @@ impl UciClient {
     }
 }
 
-fn stopped(player: &str, reason: String) -> TrainError {
-    TrainError::PlayerStopped {
-        player: player.to_string(),
-        reason,
-    }
-}
-
 impl<G: Game> Agent<G> for UciClient {
     fn name(&self) -> String {
-        self.name.clone()
+        self.engine.name.clone()
     }
 
     fn choose(&mut self, position: &G, _rng: &mut SmallRng) -> Result<Choice, TrainError> {
@@ -198,7 +164,7 @@ impl<G: Game> Agent<G> for UciClient {
         let text = last.split_whitespace().nth(1).unwrap_or_default();
         let action = position
             .parse_action(text)
-            .map_err(|e| stopped(&self.name, format!("chose '{text}': {e}")))?;
+            .map_err(|e| self.engine.stopped(format!("chose '{text}': {e}")))?;
         Ok(Choice {
             action,
             value: None,
@@ -213,20 +179,6 @@ impl<G: Game> Agent<G> for UciClient {
     fn reset(&mut self) {
         // A failure shows at the next move, which sends to the same engine.
         let _ = self.new_game();
-    }
-}
-
-impl Drop for UciClient {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit").and_then(|()| self.stdin.flush());
-        for _ in 0..50 {
-            if !matches!(self.child.try_wait(), Ok(None)) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

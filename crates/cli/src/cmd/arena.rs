@@ -12,8 +12,9 @@ use crate::human::HumanAgent;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Player A: checkpoint:PATH[,sims=N], mcts:N, random, perfect, human or gtp:COMMAND (an
-    /// engine spoken to over GTP)
+    /// Player A: checkpoint:PATH[,sims=N], shipped[:sims=N] (the game's shipped model),
+    /// mcts:N, uct:N, mc:N, random, perfect, human, gtp:COMMAND or
+    /// uci:COMMAND[;OPTION=VALUE...][;go=LIMITS] (engines spoken to over GTP or UCI)
     pub player_a: String,
     /// Player B, in the same form
     pub player_b: String,
