@@ -45,7 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts `zerosum serve --game $1` (plain MCTS, 50 simulations) and sets $url.
+# Starts `zerosum serve --game $1` (its shipped model, or rollout MCTS where none is; 50
+# simulations a move) and sets $url.
 start_server() {
     cleanup
     target/release/zerosum serve --game "$1" --port 0 --sims 50 --search-threads 1 >"$log" 2>&1 &

@@ -116,6 +116,18 @@ pub struct Chosen {
     pub sims: usize,
     /// What plays, in words (`the shipped model go-5x5`).
     pub label: String,
+    /// Which player was picked for the user who named none, said once it is ready.
+    note: Option<String>,
+}
+
+impl Chosen {
+    /// Says on stderr which player was picked, where the user named none: call it once
+    /// the player is built, so that a failure is the only line.
+    pub fn announce(&self) {
+        if let Some(note) = &self.note {
+            eprintln!("note: {note}");
+        }
+    }
 }
 
 impl AgentArgs {
@@ -130,7 +142,7 @@ impl AgentArgs {
 
     /// The agent for the game named `game`: `--checkpoint`, else `--agent`, else the model
     /// shipped for the game at its own simulations, else rollout MCTS. Without a player
-    /// named, one line on stderr says which plays.
+    /// named, [`Chosen::announce`] says which plays.
     pub fn choose(&self, game: &str, config: &ResolvedConfig) -> Result<Chosen> {
         use zerosum_train::PlayerSpec;
         let play_sims = self.sims.unwrap_or(config.play_simulations());
@@ -142,6 +154,7 @@ impl AgentArgs {
                 },
                 sims: play_sims,
                 label: format!("checkpoint {}", path.display()),
+                note: None,
             });
         }
         if let Some(spec) = &self.agent {
@@ -161,34 +174,34 @@ impl AgentArgs {
                 label: spec.to_string(),
                 spec,
                 sims,
+                note: None,
             });
         }
-        let chosen = match zerosum_train::shipped::for_game(game)? {
+        Ok(match zerosum_train::shipped::for_game(game)? {
             Some(model) => {
                 let sims = self.sims.unwrap_or(model.sims);
+                let label = format!("the shipped model {}", model.name);
                 Chosen {
                     spec: PlayerSpec::Shipped { sims: Some(sims) },
                     sims,
-                    label: format!("the shipped model {}", model.name),
+                    note: Some(format!(
+                        "{label} plays {game}, {sims} simulations a move (--agent mcts:{DEFAULT_ROLLOUT_SIMS} for plain MCTS)"
+                    )),
+                    label,
                 }
             }
             None => {
                 let sims = self.sims.unwrap_or(DEFAULT_ROLLOUT_SIMS);
-                eprintln!(
-                    "note: no model is shipped for {game} (`zerosum models` lists them): rollout MCTS plays, mcts:{sims}"
-                );
-                return Ok(Chosen {
+                Chosen {
                     spec: PlayerSpec::Mcts { sims },
                     sims,
                     label: "rollout MCTS".to_string(),
-                });
+                    note: Some(format!(
+                        "no model is shipped for {game} (`zerosum models` lists them): rollout MCTS plays, mcts:{sims}"
+                    )),
+                }
             }
-        };
-        eprintln!(
-            "note: {} plays {game}, {} simulations a move (--agent mcts:{DEFAULT_ROLLOUT_SIMS} for plain MCTS)",
-            chosen.label, chosen.sims
-        );
-        Ok(chosen)
+        })
     }
 }
 

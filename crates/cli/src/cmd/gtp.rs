@@ -35,6 +35,7 @@ fn serve<G: Game + FromAnyGame>(initial: &G, config: &ResolvedConfig, args: &Arg
         parse_device(&config.device)?,
         config.seed,
     )?;
+    chosen.announce();
     // `boardsize` and `komi` rebuild the game through the registry; a network plays only
     // the board it was trained on, so with a network the shape must stay.
     let rebuild = registry_rebuild::<G>();

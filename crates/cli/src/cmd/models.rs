@@ -1,5 +1,8 @@
 //! `zerosum models`: the trained models that ship with zerosum, and adding one.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
+
 use anyhow::{bail, Result};
 use zerosum_train::shipped::{self, ShippedModel};
 
@@ -25,70 +28,85 @@ pub enum Action {
 
 pub fn run(args: Args) -> Result<()> {
     let dir = shipped::models_dir();
-    match args.action {
-        Some(Action::Add { checkpoint, name }) => {
-            let meta = shipped::add(&checkpoint, &dir, &name)?;
-            let listed = shipped::list_in(&dir)
-                .map(|models| models.iter().any(|m| m.name == name))
-                .unwrap_or(false);
-            println!(
-                "wrote {} (.safetensors and .json): {}, generation {}",
-                dir.join(&name).display(),
-                meta.game,
-                meta.generation
-            );
-            if !listed {
-                println!(
-                    "list it in {}:\n\n[[model]]\nname = \"{name}\"\ngame = \"{}\"\nsims = 400\nstrength = \"not measured yet\"\nruns = [{}\"zerosum train ...\"]",
-                    dir.join(shipped::INDEX).display(),
-                    meta.game,
-                    "\"...\", ".repeat(meta.lineage.len())
-                );
-            }
-            Ok(())
-        }
-        None => list(&dir, args.verbose),
+    let text = match args.action {
+        Some(Action::Add { checkpoint, name }) => add(&dir, &checkpoint, &name)?,
+        None => list(&dir, args.verbose)?,
+    };
+    // A reader that stops early (`zerosum models | head`) has what it wanted.
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
     }
 }
 
-fn list(dir: &std::path::Path, verbose: bool) -> Result<()> {
+fn add(dir: &std::path::Path, checkpoint: &str, name: &str) -> Result<String> {
+    let meta = shipped::add(checkpoint, dir, name)?;
+    let mut out = format!(
+        "wrote {} (.safetensors and .json): {}, generation {}\n",
+        dir.join(name).display(),
+        meta.game,
+        meta.generation
+    );
+    let listed = shipped::list_in(dir)
+        .map(|models| models.iter().any(|m| m.name == name))
+        .unwrap_or(false);
+    if !listed {
+        write!(
+            out,
+            "list it in {}:\n\n[[model]]\nname = \"{name}\"\ngame = \"{}\"\nsims = 400\nstrength = \"not measured yet\"\nruns = [{}\"zerosum train ...\"]\n",
+            dir.join(shipped::INDEX).display(),
+            meta.game,
+            "\"...\", ".repeat(meta.lineage.len())
+        )?;
+    }
+    Ok(out)
+}
+
+fn list(dir: &std::path::Path, verbose: bool) -> Result<String> {
     let models = shipped::list_in(dir)?;
     if models.is_empty() {
         bail!("no models in {} (no {})", dir.display(), shipped::INDEX);
     }
-    println!(
-        "{:<14} {:<34} {:>7} {:>6} {:>6} {:>5}  strength",
+    let name_width = models.iter().map(|m| m.name.len()).max().unwrap_or(0);
+    let game_width = models.iter().map(|m| m.game.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    writeln!(
+        out,
+        "{:<name_width$}  {:<game_width$} {:>7} {:>6} {:>6} {:>5}  strength",
         "model", "game", "size", "hours", "gens", "sims"
-    );
+    )?;
     for model in &models {
-        println!(
-            "{:<14} {:<34} {:>7} {:>6} {:>6} {:>5}  {}",
+        let hours = model
+            .hours()
+            .map_or("?".to_string(), |hours| format!("{hours:.2}"));
+        writeln!(
+            out,
+            "{:<name_width$}  {:<game_width$} {:>7} {:>6} {:>6} {:>5}  {}",
             model.name,
             model.game,
             size(model.bytes),
-            model
-                .hours()
-                .map_or("?".to_string(), |hours| format!("{hours:.2}")),
+            hours,
             model.generations(),
             model.sims,
             model.strength
-        );
+        )?;
         if verbose {
-            details(model);
+            details(&mut out, model)?;
         }
     }
-    println!(
+    writeln!(
+        out,
         "\n{} models in {}; `zerosum play --game GAME` plays the one for GAME, `zerosum train --init {}/NAME` improves one",
         models.len(),
         dir.display(),
         dir.display()
-    );
-    Ok(())
+    )?;
+    Ok(out)
 }
 
 /// The network, then each run of the lineage with its generations, hours and command.
-fn details(model: &ShippedModel) {
-    println!("    network: {}", model.meta.model.describe());
+fn details(out: &mut String, model: &ShippedModel) -> std::fmt::Result {
+    writeln!(out, "    network: {}", model.meta.model.describe())?;
     let hours =
         |seconds: Option<f64>| seconds.map_or("?".to_string(), |s| format!("{:.2}", s / 3600.0));
     let runs = model
@@ -98,12 +116,14 @@ fn details(model: &ShippedModel) {
         .map(|a| (a.generation, a.train_seconds))
         .chain([(model.meta.generation, model.meta.train_seconds)]);
     for (i, ((generations, seconds), command)) in runs.zip(&model.runs).enumerate() {
-        println!(
+        writeln!(
+            out,
             "    run {}: {generations} generations, {} hours: {command}",
             i + 1,
             hours(seconds)
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// Bytes in kB or MB.

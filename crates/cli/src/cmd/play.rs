@@ -44,6 +44,7 @@ fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()
         device,
         config.seed,
     )?;
+    chosen.announce();
     let mut rng = SmallRng::seed_from_u64(config.seed);
     let human = if args.first == First::Human {
         Player::FIRST

@@ -84,12 +84,13 @@ fn serve<G: Game>(
     };
     let factory = AgentFactory {
         initial: initial.clone(),
-        spec: chosen.spec,
+        spec: chosen.spec.clone(),
         search: config.search.clone(),
         device: parse_device(&config.device)?,
         seed: config.seed,
     };
     let pool = SearchPool::start(args.search_threads, factory, sims)?;
+    chosen.announce();
     let agent = chosen.label;
     let info = Info {
         game: initial.name(),

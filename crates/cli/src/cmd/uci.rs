@@ -50,23 +50,24 @@ pub fn run(mut args: Args) -> Result<()> {
         Some(_) => None,
         None => zerosum_train::shipped::for_game(&initial.name())?,
     };
-    let network = match (&args.checkpoint, &shipped) {
-        (Some(path), _) => Some(path.clone()),
-        (None, Some(model)) => {
-            eprintln!(
-                "note: the shipped model {} plays {}",
+    // Which network plays, and what to say about it once it has loaded.
+    let (network, note) = match (&args.checkpoint, &shipped) {
+        (Some(path), _) => (Some(path.clone()), None),
+        (None, Some(model)) => (
+            Some(model.base.clone()),
+            Some(format!(
+                "the shipped model {} plays {}",
                 model.name,
                 initial.name()
-            );
-            Some(model.base.clone())
-        }
-        (None, None) => {
-            eprintln!(
-                "note: no model is shipped for {} (`zerosum models` lists them): rollout MCTS plays",
+            )),
+        ),
+        (None, None) => (
+            None,
+            Some(format!(
+                "no model is shipped for {} (`zerosum models` lists them): rollout MCTS plays",
                 initial.name()
-            );
-            None
-        }
+            )),
+        ),
     };
     let evaluator: Box<dyn Evaluator<_> + Send> = match network {
         Some(path) => {
@@ -79,6 +80,9 @@ pub fn run(mut args: Args) -> Result<()> {
         }
         None => Box::new(RolloutEvaluator::new(config.seed, 1)),
     };
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
     let sims = args
         .sims
         .or(shipped.map(|model| model.sims))

@@ -82,7 +82,7 @@ pub struct Info {
     pub game: String,
     /// Its short registry name (`connect4`).
     pub short_name: String,
-    /// The agent: `rollout MCTS` or `checkpoint PATH`.
+    /// The agent: `the shipped model NAME`, `checkpoint PATH`, `rollout MCTS` or a spec.
     pub agent: String,
     /// Simulations per agent move unless a game asks for another count.
     pub default_sims: usize,
