@@ -23,23 +23,15 @@ while [[ $# -gt 0 ]]; do
   shift 2
 done
 
+source scripts/strength/common.sh
 gnugo=/usr/games/gnugo
-if [[ ! -x $gnugo ]]; then
-  echo "installing GNU Go (Debian's gnugo)" >&2
-  if [[ $(id -u) -eq 0 ]]; then apt-get install -y -q gnugo >&2; else sudo apt-get install -y -q gnugo >&2; fi
-fi
-zerosum=target/release/zerosum
-[[ -x $zerosum ]] || { echo "error: build zerosum first: cargo build --release" >&2; exit 1; }
+install_engine "$gnugo" gnugo "GNU Go"
+require_zerosum
 
 player="checkpoint:$checkpoint${sims:+,sims=$sims}"
 engine="gtp:$gnugo --mode gtp --chinese-rules --positional-superko --capture-all-dead --never-resign --level $level"
 game="go:size=$size,komi=$komi"
 result=$("$zerosum" arena "$player" "$engine" --game "$game" --games "$games" --seed "$seed" \
   --opening-plies "$opening" | tee /dev/stderr | tail -n 1)
-hash=$(.venv/bin/python -c 'import sys, zerosum; print(zerosum.load_checkpoint(sys.argv[1]).sha256[:12])' "$checkpoint")
 version=$("$gnugo" --version | head -n 1)
-# "... +W =D -L (...), score S% [L%, H%], Elo ..., A ms a move against B"
-wdl=$(grep -o '+[0-9]* =[0-9]* -[0-9]*' <<<"$result")
-score=$(grep -o 'score [^]]*]' <<<"$result" | sed 's/^score //')
-times=$(grep -o '[0-9.]* ms a move against [0-9.]*' <<<"$result" | sed 's/ ms a move against / \/ /')
-echo "| $game | $checkpoint${sims:+, $sims sims} | $version, level $level | $games | $wdl | $score | $times ms | $(date +%F) | $hash |"
+table_row "$game" "$checkpoint" "$sims" "$version, level $level" "$games" "$result"

@@ -25,13 +25,10 @@ while [[ $# -gt 0 ]]; do
   shift 2
 done
 
+source scripts/strength/common.sh
 stockfish=/usr/games/stockfish
-if [[ ! -x $stockfish ]]; then
-  echo "installing Stockfish (Debian's stockfish)" >&2
-  if [[ $(id -u) -eq 0 ]]; then apt-get install -y -q stockfish >&2; else sudo apt-get install -y -q stockfish >&2; fi
-fi
-zerosum=target/release/zerosum
-[[ -x $zerosum ]] || { echo "error: build zerosum first: cargo build --release" >&2; exit 1; }
+install_engine "$stockfish" stockfish "Stockfish"
+require_zerosum
 
 if [[ -n $elo ]]; then
   strength="UCI_LimitStrength=true;UCI_Elo=$elo" setting="UCI_Elo $elo"
@@ -42,10 +39,5 @@ player="checkpoint:$checkpoint${sims:+,sims=$sims}"
 engine="uci:$stockfish;Threads=1;Hash=16;$strength;go=movetime $movetime"
 result=$("$zerosum" arena "$player" "$engine" --game chess --games "$games" --seed "$seed" \
   --opening-plies "$opening" | tee /dev/stderr | tail -n 1)
-hash=$(.venv/bin/python -c 'import sys, zerosum; print(zerosum.load_checkpoint(sys.argv[1]).sha256[:12])' "$checkpoint")
 version=$(echo quit | "$stockfish" | head -n 1 | cut -d' ' -f1-2)
-# "... +W =D -L (...), score S% [L%, H%], Elo ..., A ms a move against B"
-wdl=$(grep -o '+[0-9]* =[0-9]* -[0-9]*' <<<"$result")
-score=$(grep -o 'score [^]]*]' <<<"$result" | sed 's/^score //')
-times=$(grep -o '[0-9.]* ms a move against [0-9.]*' <<<"$result" | sed 's/ ms a move against / \/ /')
-echo "| chess | $checkpoint${sims:+, $sims sims} | $version, $setting, ${movetime} ms | $games | $wdl | $score | $times ms | $(date +%F) | $hash |"
+table_row chess "$checkpoint" "$sims" "$version, $setting, ${movetime} ms" "$games" "$result"

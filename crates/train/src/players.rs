@@ -108,43 +108,18 @@ impl FromStr for PlayerSpec {
                 })?;
                 Ok(PlayerSpec::Uct { playouts, c })
             }
-            "shipped" => {
-                let mut sims = None;
-                read_options(
-                    rest.split(',').filter(|o| !o.is_empty()),
-                    &bad,
-                    |key, value| {
-                        if key != "sims" {
-                            return Ok(false);
-                        }
-                        sims = Some(
-                            positive(value)
-                                .ok_or_else(|| bad("sims must be a positive integer"))?,
-                        );
-                        Ok(true)
-                    },
-                )?;
-                Ok(PlayerSpec::Shipped { sims })
-            }
+            "shipped" => Ok(PlayerSpec::Shipped {
+                sims: read_sims(rest.split(',').filter(|o| !o.is_empty()), &bad)?,
+            }),
             "checkpoint" => {
                 let mut parts = rest.split(',');
                 let path = parts
                     .next()
                     .filter(|p| !p.is_empty())
                     .ok_or_else(|| bad("missing path"))?;
-                let mut sims = None;
-                read_options(parts, &bad, |key, value| {
-                    if key != "sims" {
-                        return Ok(false);
-                    }
-                    sims = Some(
-                        positive(value).ok_or_else(|| bad("sims must be a positive integer"))?,
-                    );
-                    Ok(true)
-                })?;
                 Ok(PlayerSpec::Checkpoint {
                     path: PathBuf::from(path),
-                    sims,
+                    sims: read_sims(parts, &bad)?,
                 })
             }
             "gtp" => {
@@ -165,6 +140,22 @@ impl FromStr for PlayerSpec {
 /// A whole number of at least 1.
 fn positive(text: &str) -> Option<usize> {
     text.parse::<usize>().ok().filter(|&n| n > 0)
+}
+
+/// The one option a network player takes, `sims=N`, if given.
+fn read_sims<'a>(
+    options: impl Iterator<Item = &'a str>,
+    bad: &impl Fn(&str) -> TrainError,
+) -> Result<Option<usize>, TrainError> {
+    let mut sims = None;
+    read_options(options, bad, |key, value| {
+        if key != "sims" {
+            return Ok(false);
+        }
+        sims = Some(positive(value).ok_or_else(|| bad("sims must be a positive integer"))?);
+        Ok(true)
+    })?;
+    Ok(sims)
 }
 
 /// Hands each `key=value` option of a player spec to `take`, which reads it or answers
@@ -500,10 +491,7 @@ pub fn build_agent<G: Game>(
             let Some(model) = crate::shipped::for_game(&game.name())? else {
                 return Err(TrainError::BadPlayer {
                     spec: spec.to_string(),
-                    reason: format!(
-                        "no model is shipped for {} (`zerosum models` lists them)",
-                        game.name()
-                    ),
+                    reason: crate::shipped::none_for(&game.name()),
                 });
             };
             let network =

@@ -142,6 +142,11 @@ pub fn for_game(game: &str) -> Result<Option<ShippedModel>, TrainError> {
     Ok(list()?.into_iter().find(|model| model.game == game))
 }
 
+/// The words for a game that no model is shipped for.
+pub fn none_for(game: &str) -> String {
+    format!("no model is shipped for {game} (`zerosum models` lists them)")
+}
+
 /// Copies the checkpoint `location` names into `dir` as model `name`, its sidecar
 /// recording the training time its run logged up to it (for [`ShippedModel::hours`]).
 /// Returns the model's game.

@@ -197,7 +197,8 @@ impl AgentArgs {
                     sims,
                     label: "rollout MCTS".to_string(),
                     note: Some(format!(
-                        "no model is shipped for {game} (`zerosum models` lists them): rollout MCTS plays, mcts:{sims}"
+                        "{}: rollout MCTS plays, mcts:{sims}",
+                        zerosum_train::shipped::none_for(game)
                     )),
                 }
             }
@@ -209,7 +210,7 @@ impl AgentArgs {
 fn shipped_sims(game: &str) -> Result<usize> {
     match zerosum_train::shipped::for_game(game)? {
         Some(model) => Ok(model.sims),
-        None => bail!("no model is shipped for {game} (`zerosum models` lists them)"),
+        None => bail!(zerosum_train::shipped::none_for(game)),
     }
 }
 

@@ -64,8 +64,8 @@ pub fn run(mut args: Args) -> Result<()> {
         (None, None) => (
             None,
             Some(format!(
-                "no model is shipped for {} (`zerosum models` lists them): rollout MCTS plays",
-                initial.name()
+                "{}: rollout MCTS plays",
+                zerosum_train::shipped::none_for(&initial.name())
             )),
         ),
     };
