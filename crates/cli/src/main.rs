@@ -55,6 +55,8 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Train several configs for the same time and seed, then tabulate their strength (developers)
     Compare(cmd::compare::Args),
+    /// Train a fresh network, of any shape, through a run's games oldest first (AlphaPush's curriculum) and measure it
+    Distill(cmd::distill::Args),
     /// Feed every parser of outside input generated hostile input (developers)
     Fuzz(cmd::fuzz::Args),
 }
@@ -109,6 +111,7 @@ fn main() -> ExitCode {
         Command::CheckGame(args) => cmd::check_game::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Distill(args) => cmd::distill::run(args),
         Command::Accuracy(args) => cmd::accuracy::run(args),
         Command::Fuzz(args) => cmd::fuzz::run(args),
     };

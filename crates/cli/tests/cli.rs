@@ -350,6 +350,46 @@ fn train_then_resume_then_play_from_the_checkpoint() {
         &dir,
     );
     assert!(succeeded(&output).contains("agent plays"));
+    // A wider network distilled through the run's three generations, then measured.
+    let output = zerosum(
+        &[
+            "distill",
+            "run",
+            "--out",
+            "distilled",
+            "--set",
+            "model.hidden=48",
+            "--games",
+            "4",
+            "--sims",
+            "8",
+        ],
+        "",
+        &dir,
+    );
+    let printed = succeeded(&output);
+    assert!(
+        printed.contains("| curriculum | generations 1 to 3"),
+        "{printed}"
+    );
+    assert!(printed.contains("| window |"), "{printed}");
+    for file in ["curriculum.safetensors", "window.json", "distill.md"] {
+        assert!(dir.join("distilled").join(file).exists(), "missing {file}");
+    }
+    let output = zerosum(
+        &[
+            "arena",
+            "checkpoint:distilled/curriculum",
+            "random",
+            "--games",
+            "2",
+        ],
+        "",
+        &dir,
+    );
+    succeeded(&output);
+    let output = zerosum(&["distill", "nowhere", "--out", "x"], "", &dir);
+    assert_one_line_error(&output, "nowhere");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -47,13 +47,14 @@ fn noised<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> bool {
 
 /// Noise for the priors of `leaf`, about to be expanded with them: only the root's.
 pub(crate) fn noise_new_root<G: Game>(
-    tree: &Tree<G>,
+    tree: &mut Tree<G>,
     leaf: NodeId,
     priors: &mut [(Action, f32)],
     config: &SearchConfig,
     rng: &mut impl Rng,
 ) {
     if leaf == NodeId::ROOT && noised(tree, config) {
+        tree.network_root_priors = Some(priors.iter().map(|p| p.1).collect());
         add_configured_noise(priors, config, rng);
     }
 }
@@ -73,6 +74,10 @@ pub(crate) fn noise_expanded_root<G: Game>(
         .iter()
         .map(|&c| (tree.node(c).action, tree.node(c).prior))
         .collect();
+    // A root noised by an earlier search keeps the network's priors from then.
+    if tree.network_root_priors.is_none() {
+        tree.network_root_priors = Some(priors.iter().map(|p| p.1).collect());
+    }
     add_configured_noise(&mut priors, config, rng);
     for (id, (_, p)) in ids.into_iter().zip(priors) {
         tree.node_mut(id).prior = p;
@@ -101,5 +106,59 @@ mod tests {
         let mut untouched = original.clone();
         add_dirichlet_noise(&mut untouched, 0.3, 0.0, &mut rng);
         assert_eq!(untouched, original);
+    }
+
+    /// The tree keeps the network's root priors under the noise, on a fresh root and on a
+    /// root an earlier move's search expanded.
+    #[test]
+    fn the_network_root_policy_is_the_priors_before_noise() {
+        use crate::simulate::{search_one, EvalCache};
+        use crate::UniformEvaluator;
+        use zerosum_games::tic_tac_toe::TicTacToe;
+
+        let config = SearchConfig::default();
+        let mut rng = SmallRng::seed_from_u64(5);
+        let mut cache = EvalCache::new(0);
+        let mut tree = Tree::new(TicTacToe::new());
+        for _ in 0..2 {
+            tree.begin_search(SearchMode::SelfPlay, &config, &mut rng);
+            search_one(
+                &mut tree,
+                &mut UniformEvaluator,
+                &config,
+                200,
+                &mut cache,
+                &mut rng,
+            );
+            let network = tree.network_root_policy();
+            let uniform = 1.0 / network.len() as f32;
+            assert!(
+                network.iter().all(|p| (p.1 - uniform).abs() < 1e-6),
+                "{network:?}"
+            );
+            let noised: Vec<f32> = tree.root().children().map(|c| tree.node(c).prior).collect();
+            assert!(
+                noised.iter().any(|p| (p - uniform).abs() > 1e-3),
+                "{noised:?}"
+            );
+            let action = tree.choose_action(0.0, &mut rng).unwrap();
+            tree.advance(action, true);
+        }
+        // Without noise the network's priors are the children's own.
+        tree.begin_search(SearchMode::Play, &config, &mut rng);
+        search_one(
+            &mut tree,
+            &mut UniformEvaluator,
+            &config,
+            50,
+            &mut cache,
+            &mut rng,
+        );
+        let children: Vec<(Action, f32)> = tree
+            .root()
+            .children()
+            .map(|c| (tree.node(c).action, tree.node(c).prior))
+            .collect();
+        assert_eq!(tree.network_root_policy(), children);
     }
 }

@@ -21,6 +21,8 @@ pub struct SearchResult {
     pub bound: Bound,
     /// The network's own value of the root position, from its mover's view.
     pub raw_value: f32,
+    /// The network's own policy at the root, `(action, prior)` before any root noise.
+    pub network_policy: Vec<(Action, f32)>,
 }
 
 impl<G: Game> Tree<G> {
@@ -85,6 +87,7 @@ impl<G: Game> Tree<G> {
             root_value,
             bound: root.bound,
             raw_value: root.raw_value,
+            network_policy: self.network_root_policy(),
         }
     }
 

@@ -152,6 +152,9 @@ pub struct Tree<G: Game> {
     pub(crate) mode: SearchMode,
     /// The Gumbel root's draws and schedule, once set up.
     pub(crate) gumbel: Option<crate::gumbel::GumbelRoot>,
+    /// The root children's priors as the network gave them, kept when root noise changed
+    /// them (`None`: the children's priors are the network's).
+    pub(crate) network_root_priors: Option<Vec<f32>>,
 }
 
 impl<G: Game> Tree<G> {
@@ -163,6 +166,7 @@ impl<G: Game> Tree<G> {
             root_position,
             mode: SearchMode::Play,
             gumbel: None,
+            network_root_priors: None,
         }
     }
 
@@ -191,6 +195,21 @@ impl<G: Game> Tree<G> {
     /// The root node.
     pub fn root(&self) -> &Node {
         &self.nodes[0]
+    }
+
+    /// `(action, prior)` for each root move as the network gave it, before any root noise:
+    /// what the search's target is compared with to tell how much the search learned.
+    pub fn network_root_policy(&self) -> Vec<(Action, f32)> {
+        let children = self.root().children();
+        match &self.network_root_priors {
+            Some(priors) => children
+                .zip(priors)
+                .map(|(c, &p)| (self.node(c).action, p))
+                .collect(),
+            None => children
+                .map(|c| (self.node(c).action, self.node(c).prior))
+                .collect(),
+        }
     }
 
     /// How many nodes the arena holds.
@@ -250,6 +269,7 @@ impl<G: Game> Tree<G> {
     /// otherwise the tree starts afresh.
     pub fn advance(&mut self, action: Action, reuse: bool) {
         self.gumbel = None;
+        self.network_root_priors = None;
         let mut position = self.root_position.clone();
         position.apply(action);
         let child = if reuse {

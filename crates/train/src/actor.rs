@@ -25,34 +25,59 @@ use crate::error::TrainError;
 use crate::events;
 use crate::layout;
 use crate::record::GameRecord;
-use crate::self_play::{self_play, self_play_until, SelfPlayCounters};
+use crate::self_play::{self_play_lineup, self_play_until, SelfPlayCounters};
 use crate::sink::{Handler, Moment, Report};
 use crate::store::{Put, RunStore};
 
-/// Plays `games` self-play games with `model`, on `config.self_play.threads` threads each
-/// with its own copy of the network; `on_game` runs on this thread for each finished game.
+/// The networks of a generation's self-play and who plays whom: the newest (or best)
+/// against itself, or under gating CGZero's lineup of the best against itself, the second
+/// best and an older generation.
+pub struct Lineup {
+    /// Each network with the name its games record.
+    pub networks: Vec<(String, Model)>,
+    /// One entry per game: the networks playing first and second.
+    pub seats: Vec<[usize; 2]>,
+}
+
+impl Lineup {
+    /// `games` games of `model` against itself.
+    pub fn alone(model: &Model, games: usize) -> Result<Lineup, TrainError> {
+        Ok(Lineup {
+            networks: vec![("self-play".to_string(), model.try_clone()?)],
+            seats: vec![[0, 0]; games],
+        })
+    }
+
+    fn clone_networks(&self) -> Result<Vec<(String, Model)>, TrainError> {
+        self.networks
+            .iter()
+            .map(|(name, model)| Ok((name.clone(), model.try_clone()?)))
+            .collect()
+    }
+}
+
+/// Plays the games of `lineup` on `config.self_play.threads` threads, each with its own
+/// copy of the networks; `on_game` runs on this thread for each finished game.
 pub fn run_self_play<G: Game>(
     initial: &G,
     config: &RunConfig,
-    model: &Model,
-    games: usize,
+    lineup: &Lineup,
     rng: &mut SmallRng,
     mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
 ) -> Result<SelfPlayCounters, TrainError> {
+    let games = lineup.seats.len();
     if games == 0 {
         return Ok(SelfPlayCounters::default());
     }
     let threads = config.self_play.threads.min(games).max(1);
     let base_seed: u64 = rng.random();
     if threads == 1 {
-        let mut evaluator = NetEvaluator::new(model.try_clone()?, initial);
         let mut failure = None;
-        let counters = self_play(
+        let counters = play_lineup(
             initial,
-            &mut evaluator,
-            &config.search,
-            &config.self_play,
-            games,
+            config,
+            lineup.clone_networks()?,
+            &lineup.seats,
             rng,
             |record| {
                 if failure.is_none() {
@@ -62,54 +87,80 @@ pub fn run_self_play<G: Game>(
         );
         return failure.map_or(Ok(counters), Err);
     }
-    let models = (0..threads)
-        .map(|_| model.try_clone())
+    let copies = (0..threads)
+        .map(|_| lineup.clone_networks())
         .collect::<Result<Vec<_>, _>>()?;
     // The learner's intra-op threads would oversubscribe the cores once per worker: each
     // worker gets its share for this phase (measured on 2 cores: 2 workers x 1 thread play
     // 1.5x the positions per second of 1 worker x 2 threads), and the learner gets them back.
     let learner_threads = zerosum_nn::torch_threads();
     zerosum_nn::set_torch_threads(learner_threads / threads);
-    let result = play_on_threads(initial, config, models, games, base_seed, on_game);
+    let result = play_on_threads(initial, config, copies, &lineup.seats, base_seed, on_game);
     zerosum_nn::set_torch_threads(learner_threads);
     result
 }
 
-/// Plays `games` games on one worker thread per model, the games shared out evenly, each
-/// worker seeded from `base_seed`; `on_game` runs on this thread as games finish.
+/// Plays the games of `seats` with `networks` on this thread.
+fn play_lineup<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    networks: Vec<(String, Model)>,
+    seats: &[[usize; 2]],
+    rng: &mut SmallRng,
+    on_game: impl FnMut(GameRecord),
+) -> SelfPlayCounters {
+    let mut evaluators: Vec<(String, NetEvaluator<G>)> = networks
+        .into_iter()
+        .map(|(name, model)| (name, NetEvaluator::new(model, initial)))
+        .collect();
+    let mut lineup: Vec<(String, &mut NetEvaluator<G>)> = evaluators
+        .iter_mut()
+        .map(|(name, evaluator)| (name.clone(), evaluator))
+        .collect();
+    let never = AtomicBool::new(false);
+    self_play_lineup(
+        initial,
+        &mut lineup,
+        seats,
+        &config.search,
+        &config.self_play,
+        rng,
+        &never,
+        on_game,
+    )
+}
+
+/// Plays the games of `seats` on one worker thread per copy of the networks, the games
+/// shared out evenly, each worker seeded from `base_seed`; `on_game` runs on this thread
+/// as games finish.
 fn play_on_threads<G: Game>(
     initial: &G,
     config: &RunConfig,
-    models: Vec<Model>,
-    games: usize,
+    copies: Vec<Vec<(String, Model)>>,
+    seats: &[[usize; 2]],
     base_seed: u64,
     mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
 ) -> Result<SelfPlayCounters, TrainError> {
-    let threads = models.len();
+    let threads = copies.len();
+    let games = seats.len();
     let (sender, receiver) = mpsc::channel::<GameRecord>();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = models
+        let mut first = 0;
+        let handles: Vec<_> = copies
             .into_iter()
             .enumerate()
-            .map(|(worker, model)| {
+            .map(|(worker, networks)| {
                 let sender = sender.clone();
                 let share = games / threads + usize::from(worker < games % threads);
+                let seats = &seats[first..first + share];
+                first += share;
                 let seed = derive_seed(base_seed, stream::GENERATION, worker as u64 + 1);
                 scope.spawn(move || {
                     let mut rng = SmallRng::seed_from_u64(seed);
-                    let mut evaluator = NetEvaluator::new(model, initial);
-                    self_play(
-                        initial,
-                        &mut evaluator,
-                        &config.search,
-                        &config.self_play,
-                        share,
-                        &mut rng,
-                        |record| {
-                            // The receiver outlives the workers; a send fails only if it gave up.
-                            let _ = sender.send(record);
-                        },
-                    )
+                    play_lineup(initial, config, networks, seats, &mut rng, |record| {
+                        // The receiver outlives the workers; a send fails only if it gave up.
+                        let _ = sender.send(record);
+                    })
                 })
             })
             .collect();

@@ -43,6 +43,26 @@ pub fn save(
     Ok(())
 }
 
+/// Writes a checkpoint's files as `dir/NAME.safetensors` and `dir/NAME.json` (creating
+/// `dir`), where `checkpoint:dir/NAME` finds them; returns `dir/NAME`.
+pub fn write_files(
+    dir: &std::path::Path,
+    name: &str,
+    weights: &[u8],
+    meta: &[u8],
+) -> Result<PathBuf, TrainError> {
+    let failed = |path: &std::path::Path, e: std::io::Error| TrainError::Store {
+        location: path.display().to_string(),
+        reason: e.to_string(),
+    };
+    std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
+    for (extension, bytes) in [("safetensors", weights), ("json", meta)] {
+        let path = dir.join(format!("{name}.{extension}"));
+        std::fs::write(&path, bytes).map_err(|e| failed(&path, e))?;
+    }
+    Ok(dir.join(name))
+}
+
 /// Points [`layout::LATEST`] at checkpoint `generation` (written before by [`save`]).
 pub fn publish(store: &RunStore, generation: u64) -> Result<(), TrainError> {
     let pointer = Pointer {

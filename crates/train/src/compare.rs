@@ -42,6 +42,9 @@ pub struct CompareSettings {
     pub references: Vec<String>,
     /// Games between each pair of contenders.
     pub pair_games: usize,
+    /// Play only the pairs of the first contender (the default recipe, say) with each
+    /// other one, instead of every pair.
+    pub against_first: bool,
     /// Random opening moves of each pair of measuring games (one game with each colour).
     pub opening_plies: usize,
     /// Measure runs already in `out` instead of training them again.
@@ -70,6 +73,9 @@ pub struct CompareRow {
     pub round_robin_score: f64,
     /// Round-robin games played.
     pub round_robin_games: u32,
+    /// With [`CompareSettings::against_first`]: its match against the first contender,
+    /// from its side (none for the first itself).
+    pub against_first: Option<MatchReport>,
 }
 
 /// Trains every contender, then measures them. Rows come back in the contenders' order.
@@ -190,13 +196,20 @@ pub fn compare<G: Game>(
             references,
             round_robin_score: 0.0,
             round_robin_games: 0,
+            against_first: None,
         });
     }
     let mut points = vec![0.0f64; prepared.len()];
     let mut played = vec![0u32; prepared.len()];
-    for i in 0..prepared.len() {
+    let firsts = if settings.against_first {
+        prepared.len().min(1)
+    } else {
+        prepared.len()
+    };
+    for i in 0..firsts {
         for j in i + 1..prepared.len() {
-            let (mut a, mut b) = (agent(&prepared[i])?, agent(&prepared[j])?);
+            // The later contender plays as `a`, so that its report reads from its side.
+            let (mut a, mut b) = (agent(&prepared[j])?, agent(&prepared[i])?);
             let report = play_match_with_openings(
                 initial,
                 &mut a,
@@ -208,10 +221,13 @@ pub fn compare<G: Game>(
             )?;
             log(&report.to_string());
             let n = report.games();
-            points[i] += report.score() * n as f64;
-            points[j] += (1.0 - report.score()) * n as f64;
+            points[j] += report.score() * n as f64;
+            points[i] += (1.0 - report.score()) * n as f64;
             played[i] += n;
             played[j] += n;
+            if settings.against_first {
+                rows[j].against_first = Some(report);
+            }
         }
     }
     for (row, (p, n)) in rows.iter_mut().zip(points.iter().zip(&played)) {
@@ -238,7 +254,14 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
         let _ = write!(header, " vs {spec} (W-D-L, score, Elo) |");
         rule.push_str("---|");
     }
-    let _ = write!(header, " round robin (score, Elo vs field) |");
+    match (settings.against_first, rows.first()) {
+        (true, Some(first)) => {
+            let _ = write!(header, " vs {} (W-D-L, score [95%]) |", first.name);
+        }
+        _ => {
+            let _ = write!(header, " round robin (score, Elo vs field) |");
+        }
+    }
     rule.push_str("---|");
     let _ = writeln!(out, "{header}\n{rule}");
     for row in rows {
@@ -257,13 +280,32 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
                 m.elo()
             );
         }
-        let _ = write!(
-            line,
-            " {:.0}% of {}, {:+.0} |",
-            100.0 * row.round_robin_score,
-            row.round_robin_games,
-            elo_of_score(row.round_robin_score)
-        );
+        if settings.against_first {
+            match &row.against_first {
+                Some(m) => {
+                    let (low, high) = m.score_interval();
+                    let _ = write!(
+                        line,
+                        " {}-{}-{}, {:.1}% [{:.1}, {:.1}] |",
+                        m.wins,
+                        m.draws,
+                        m.losses,
+                        100.0 * m.score(),
+                        100.0 * low,
+                        100.0 * high
+                    );
+                }
+                None => line.push_str(" |"),
+            }
+        } else {
+            let _ = write!(
+                line,
+                " {:.0}% of {}, {:+.0} |",
+                100.0 * row.round_robin_score,
+                row.round_robin_games,
+                elo_of_score(row.round_robin_score)
+            );
+        }
         let _ = writeln!(out, "{line}");
     }
     out
@@ -274,4 +316,65 @@ pub fn contender_name(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "config".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::tests::tiny;
+
+    /// With `against_first`, only the first recipe's pairs are played, each reported from
+    /// the other recipe's side, and the table shows them in place of the round robin.
+    #[test]
+    fn recipes_compared_against_the_first_play_only_its_pairs() {
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let out = std::env::temp_dir().join(format!("zerosum-compare-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let contender = |name: &str, extra: &str| Contender {
+            name: name.to_string(),
+            config: (*tiny(extra)).clone(),
+        };
+        let contenders = [
+            contender("default", ""),
+            contender("merged", "[replay]\nmerge_duplicates = true"),
+            contender("surprise", "[replay]\npolicy_surprise_weight = 0.5"),
+        ];
+        let settings = CompareSettings {
+            minutes: 0.02,
+            seed: 1,
+            out: out.clone(),
+            reference_games: 2,
+            references: vec!["random".to_string()],
+            pair_games: 2,
+            against_first: true,
+            opening_plies: 1,
+            reuse: false,
+            sims: 4,
+            jobs: 1,
+        };
+        let rows = compare(&game, &contenders, &settings, |_| {}).unwrap();
+        assert!(rows[0].against_first.is_none());
+        assert_eq!(rows[0].round_robin_games, 4);
+        for row in &rows[1..] {
+            let report = row.against_first.as_ref().expect("played the first");
+            assert_eq!(
+                (report.player.as_str(), report.opponent.as_str()),
+                (row.name.as_str(), "default")
+            );
+            assert_eq!(report.games(), 2);
+            assert_eq!(row.round_robin_games, 2);
+            assert!(row.generations >= 1);
+        }
+        let table = markdown_table(&rows, &settings);
+        assert!(
+            table
+                .lines()
+                .next()
+                .unwrap()
+                .contains("vs default (W-D-L, score [95%])"),
+            "{table}"
+        );
+        assert!(!table.contains("round robin"));
+        std::fs::remove_dir_all(&out).unwrap();
+    }
 }

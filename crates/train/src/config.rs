@@ -74,6 +74,13 @@ pub struct ReplayConfig {
     pub symmetries: bool,
     /// Merge identical positions in the window, averaging their targets (CGZero).
     pub merge_duplicates: bool,
+    /// How a generation's training samples are drawn from the window: `uniform`, or
+    /// `count_weighted` (CGZero: merged positions that occurred more often are drawn more,
+    /// by tiers of their count; needs `merge_duplicates`).
+    pub subset: Subset,
+    /// The share of each game's sampling weight given to its positions in proportion to
+    /// their policy surprise, the rest spread evenly (KataGo: 0.5); 0 = every position alike.
+    pub policy_surprise_weight: f64,
     /// Sampling weight of a generation relative to the next newer one (1 = uniform over
     /// the window; 0.8 weighs each older generation down by a fifth).
     pub generation_decay: f64,
@@ -96,12 +103,26 @@ impl Default for ReplayConfig {
             min_generations: 1,
             symmetries: true,
             merge_duplicates: false,
+            subset: Subset::Uniform,
+            policy_surprise_weight: 0.0,
             generation_decay: 1.0,
             value_q_mix: 0.0,
             reuse: 0.0,
             max_staleness: 4,
         }
     }
+}
+
+/// How the learner's samples of a generation are drawn from the replay window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Subset {
+    /// Every sample alike (AlphaZero), up to generation and surprise weights.
+    #[default]
+    Uniform,
+    /// CGZero's: samples ranked by how many positions were merged into them; a fifth of
+    /// the draw from the top fifth, a fifth from the top two fifths, and so on.
+    CountWeighted,
 }
 
 /// The evaluator that plays the newest checkpoint against baselines during training.
@@ -307,6 +328,34 @@ impl RunConfig {
                 self.replay.generation_decay
             ));
         }
+        if self.replay.subset == Subset::CountWeighted && !self.replay.merge_duplicates {
+            errors.push(
+                "replay.subset = \"count_weighted\" ranks merged positions by count: set replay.merge_duplicates = true".to_string(),
+            );
+        }
+        let gating = &self.gating;
+        if gating.opponents && !(gating.enabled && gating.best_two) {
+            errors.push(
+                "gating.opponents shares games by the candidate's scores against the best and the second best: set gating.enabled and gating.best_two".to_string(),
+            );
+        }
+        if gating.opponents && self.mode == Mode::Async {
+            errors.push(
+                "gating.opponents needs mode = \"sync\": an asynchronous run's actors play the published network only".to_string(),
+            );
+        }
+        if !(0.0..=1.0).contains(&gating.older_share) {
+            errors.push(format!(
+                "gating.older_share must be within [0, 1], got {}",
+                gating.older_share
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.replay.policy_surprise_weight) {
+            errors.push(format!(
+                "replay.policy_surprise_weight must be within [0, 1], got {}",
+                self.replay.policy_surprise_weight
+            ));
+        }
         if !(0.0..=1.0).contains(&self.replay.value_q_mix) {
             errors.push(format!(
                 "replay.value_q_mix must be within [0, 1], got {}",
@@ -385,6 +434,8 @@ pub mod stream {
     pub const COMPARE: u64 = 5;
     /// Asynchronous actors' games (indexed by actor and batch).
     pub const ACTOR: u64 = 6;
+    /// `distill`'s draws and matches.
+    pub const DISTILL: u64 = 7;
 }
 
 /// The seed of stream `stream`, item `index`, of a run seeded `seed` (SplitMix64 over the
@@ -543,6 +594,31 @@ mod tests {
             let err = RunConfig::from_toml(text, &set).unwrap_err().to_string();
             assert!(!err.contains('\n'), "{err}");
         }
+    }
+
+    /// The seeds' options that need another setting say which, in one line.
+    #[test]
+    fn options_missing_what_they_need_are_refused_in_one_line() {
+        for (text, needs) in [
+            ("[replay]\nsubset = \"count_weighted\"", "merge_duplicates"),
+            ("[replay]\npolicy_surprise_weight = 1.5", "within [0, 1]"),
+            ("[gating]\nenabled = true\nopponents = true", "best_two"),
+            (
+                "mode = \"async\"\n[gating]\nenabled = true\nbest_two = true\nopponents = true",
+                "sync",
+            ),
+            ("[gating]\nolder_share = -0.5", "older_share"),
+        ] {
+            let err = RunConfig::from_toml(text, &[])
+                .and_then(RunConfig::resolve)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(needs) && !err.contains('\n'), "{text}: {err}");
+        }
+        let fine = "[replay]\nmerge_duplicates = true\nsubset = \"count_weighted\"\npolicy_surprise_weight = 0.5\n[gating]\nenabled = true\nbest_two = true\nopponents = true";
+        RunConfig::from_toml(fine, &[])
+            .and_then(RunConfig::resolve)
+            .unwrap();
     }
 
     #[test]

@@ -6,11 +6,12 @@
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
+use rand::Rng;
 use serde::{Deserialize, Serialize};
 use zerosum_games::Game;
 use zerosum_nn::{Device, Losses, Model};
 
-use crate::actor::read_batch;
+use crate::actor::{read_batch, Lineup};
 use crate::checkpoints;
 use crate::config::{ResolvedConfig, RunConfig};
 use crate::error::TrainError;
@@ -19,7 +20,7 @@ use crate::gating::{Gate, GateReport};
 use crate::layout;
 use crate::metrics::LearnerReport;
 use crate::record::GameRecord;
-use crate::replay::{samples_from_record, ReplayBuffer, ValueTarget};
+use crate::replay::{samples_from_record, weigh_by_surprise, ReplayBuffer, ValueTarget};
 use crate::sink::{Handler, Phase};
 use crate::store::RunStore;
 
@@ -85,64 +86,31 @@ impl RunIdentity {
     }
 }
 
-/// Where the learner stands after opening a run.
-pub struct LearnerRole<'a, G: Game> {
+/// A network learning from a replay window, generation by generation: the run's learner,
+/// and `distill`'s networks trained through a finished run's games.
+pub struct Trainer<'a, G: Game> {
     initial: &'a G,
     config: &'a RunConfig,
-    store: &'a RunStore,
     optimizer: zerosum_nn::Learner,
     buffer: ReplayBuffer,
     symmetries: Vec<zerosum_games::Symmetry>,
-    /// With gating: the networks that must be beaten, and the promoted generations.
-    gate: Option<(Gate, Vec<u64>)>,
 }
 
-impl<'a, G: Game> LearnerRole<'a, G> {
-    /// Opens the run in `store` for training `initial`'s game: writes its identity and
-    /// config, and resumes from the newest whole checkpoint or starts generation 0.
-    pub fn open(
-        initial: &'a G,
-        config: &'a ResolvedConfig,
-        store: &'a RunStore,
-        device: Device,
-    ) -> Result<Self, TrainError> {
-        // A new run's starting weights are read first: a bad `init` leaves no run behind.
-        let fresh = checkpoints::generations(store)?.is_empty();
-        let init = if fresh && !config.init.is_empty() {
-            Some(warm_start(initial, config, device)?)
-        } else {
-            None
-        };
-        RunIdentity::claim(store, initial.name())?;
-        store.replace(layout::CONFIG, config.to_toml().as_bytes())?;
-        let optimizer = resume_optimizer(initial, config, store, device, init)?;
+impl<'a, G: Game> Trainer<'a, G> {
+    /// A trainer of `optimizer`'s network with `config`'s window, empty.
+    pub fn new(initial: &'a G, config: &'a RunConfig, optimizer: zerosum_nn::Learner) -> Self {
         let symmetries = if config.replay.symmetries {
             initial.symmetries()
         } else {
             initial.symmetries()[..1].to_vec()
         };
-        let mut role = LearnerRole {
+        Trainer {
             initial,
             config,
-            store,
             optimizer,
             buffer: ReplayBuffer::new(&config.replay),
             symmetries,
-            gate: None,
-        };
-        role.rebuild_window()?;
-        role.gate = role.open_gate(device)?;
-        Ok(role)
-    }
-
-    /// The generation of the newest checkpoint.
-    pub fn generation(&self) -> u64 {
-        self.optimizer.model().meta().generation
-    }
-
-    /// Gradient steps taken in all.
-    pub fn step(&self) -> u64 {
-        self.optimizer.step()
+        }
     }
 
     /// The network being trained.
@@ -150,66 +118,40 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         self.optimizer.model()
     }
 
-    /// The network that plays self-play: the best under gating, else the newest.
-    pub fn generator(&self) -> &Model {
-        self.gate
-            .as_ref()
-            .map_or(self.model(), |(gate, _)| &gate.best)
+    /// The network, to record its progress before it is saved.
+    pub fn model_mut(&mut self) -> &mut Model {
+        self.optimizer.model_mut()
     }
 
-    /// Refills the replay window from the games of the generations already trained,
-    /// newest first until the window is full.
-    fn rebuild_window(&mut self) -> Result<(), TrainError> {
-        let mut reload = Vec::new();
-        let mut held = 0;
-        for generation in (1..=self.generation()).rev() {
-            if held >= self.config.replay.window_positions
-                && reload.len() >= self.config.replay.min_generations
-            {
-                break;
-            }
-            let samples = self.samples(generation, &generation_records(self.store, generation)?);
-            held += samples.len();
-            reload.push((generation, samples));
-        }
-        for (generation, samples) in reload.into_iter().rev() {
-            self.buffer.add_generation(generation, samples);
-        }
-        Ok(())
+    /// Gradient steps taken in all.
+    pub fn step(&self) -> u64 {
+        self.optimizer.step()
     }
 
-    fn samples(&self, generation: u64, records: &[GameRecord]) -> Vec<crate::replay::Sample> {
+    /// The training samples of a generation's games, weighted as the config says.
+    pub fn samples(&self, generation: u64, records: &[GameRecord]) -> Vec<crate::replay::Sample> {
+        let surprise_share = self.config.replay.policy_surprise_weight;
         records
             .iter()
             .flat_map(|r| {
-                samples_from_record(self.initial, r, ValueTarget::of(self.config), generation)
+                let mut samples =
+                    samples_from_record(self.initial, r, ValueTarget::of(self.config), generation);
+                weigh_by_surprise(&mut samples, r, surprise_share);
+                samples
             })
             .collect()
     }
 
-    /// Gating's networks, rebuilt from the run's gate events: the best is the newest
-    /// promoted checkpoint (generation 0 before any), the second the one before it.
-    fn open_gate(&self, device: Device) -> Result<Option<(Gate, Vec<u64>)>, TrainError> {
-        if !self.config.gating.enabled {
-            return Ok(None);
+    /// Adds a generation's samples to the window without training on them. A generation
+    /// larger than the whole window (fast actors of an asynchronous run) keeps its newest
+    /// positions: a generation's training stays bounded by the window, however much
+    /// arrived, so the learner never falls further and further behind.
+    pub fn add(&mut self, generation: u64, mut samples: Vec<crate::replay::Sample>) {
+        let window = self.config.replay.window_positions;
+        if samples.len() > window {
+            samples.drain(..samples.len() - window);
         }
-        let mut promoted = vec![0];
-        for event in events::read(self.store)? {
-            if event["event"] == "gate" && event["promoted"] == true {
-                if let Some(generation) = event["generation"].as_u64() {
-                    if generation <= self.generation() {
-                        promoted.push(generation);
-                    }
-                }
-            }
-        }
-        let load = |g: u64| checkpoints::load(self.store, g, self.initial, device);
-        let best = load(*promoted.last().expect("generation 0 is there"))?;
-        let second = match promoted.len() {
-            0 | 1 => None,
-            n => Some(load(promoted[n - 2])?),
-        };
-        Ok(Some((Gate { best, second }, promoted)))
+        self.buffer.add_generation(generation, samples);
     }
 
     /// Adds generation `generation`'s games to the window and trains on it: as many steps
@@ -222,19 +164,26 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         rng: &mut SmallRng,
         progress: &mut dyn Handler,
     ) -> LearnerReport {
-        let mut samples = self.samples(generation, records);
+        let samples = self.samples(generation, records);
         let new_positions = samples.len();
-        // A generation larger than the whole window (fast actors of an asynchronous run)
-        // keeps its newest positions: a generation's training stays bounded by the window,
-        // however much arrived, so the learner never falls further and further behind.
-        let window = self.config.replay.window_positions;
-        if samples.len() > window {
-            samples.drain(..samples.len() - window);
-        }
-        self.buffer.add_generation(generation, samples);
+        self.add(generation, samples);
+        let steps = self.steps(new_positions);
+        self.train(generation, steps, new_positions, rng, progress)
+    }
+
+    /// Takes `steps` gradient steps on the window as it stands, reported as generation
+    /// `generation`'s learning from `new_positions` new positions.
+    pub fn train(
+        &mut self,
+        generation: u64,
+        steps: u64,
+        new_positions: usize,
+        rng: &mut SmallRng,
+        progress: &mut dyn Handler,
+    ) -> LearnerReport {
         let start = Instant::now();
         let batch_size = self.config.learner.batch_size;
-        let steps = self.steps(new_positions);
+        let steps = if self.buffer.is_empty() { 0 } else { steps };
         progress.phase_started(generation, Phase::Learn, steps);
         let mut all = Vec::with_capacity(steps as usize);
         // All of the phase's samples are drawn up front, so that the curriculum can order
@@ -285,13 +234,200 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         }
     }
 
+    /// Fills the window from `store`'s games of generations `generation` and older, newest
+    /// first until the window is full, without training: the window a learner holds after
+    /// training `generation`.
+    pub fn fill_window(&mut self, store: &RunStore, generation: u64) -> Result<(), TrainError> {
+        let mut reload = Vec::new();
+        let mut held = 0;
+        for generation in (1..=generation).rev() {
+            if held >= self.config.replay.window_positions
+                && reload.len() >= self.config.replay.min_generations
+            {
+                break;
+            }
+            let samples = self.samples(generation, &generation_records(store, generation)?);
+            held += samples.len();
+            reload.push((generation, samples));
+        }
+        for (generation, samples) in reload.into_iter().rev() {
+            self.buffer.add_generation(generation, samples);
+        }
+        Ok(())
+    }
+}
+
+/// Where the learner stands after opening a run.
+pub struct LearnerRole<'a, G: Game> {
+    initial: &'a G,
+    config: &'a RunConfig,
+    store: &'a RunStore,
+    trainer: Trainer<'a, G>,
+    /// With gating: the networks that must be beaten, and the promoted generations.
+    gate: Option<(Gate, Vec<u64>)>,
+}
+
+impl<'a, G: Game> LearnerRole<'a, G> {
+    /// Opens the run in `store` for training `initial`'s game: writes its identity and
+    /// config, and resumes from the newest whole checkpoint or starts generation 0.
+    pub fn open(
+        initial: &'a G,
+        config: &'a ResolvedConfig,
+        store: &'a RunStore,
+        device: Device,
+    ) -> Result<Self, TrainError> {
+        // A new run's starting weights are read first: a bad `init` leaves no run behind.
+        let fresh = checkpoints::generations(store)?.is_empty();
+        let init = if fresh && !config.init.is_empty() {
+            Some(warm_start(initial, config, device)?)
+        } else {
+            None
+        };
+        RunIdentity::claim(store, initial.name())?;
+        store.replace(layout::CONFIG, config.to_toml().as_bytes())?;
+        let optimizer = resume_optimizer(initial, config, store, device, init)?;
+        let mut role = LearnerRole {
+            initial,
+            config,
+            store,
+            trainer: Trainer::new(initial, config, optimizer),
+            gate: None,
+        };
+        let generation = role.generation();
+        role.trainer.fill_window(store, generation)?;
+        role.gate = role.open_gate(device)?;
+        Ok(role)
+    }
+
+    /// The generation of the newest checkpoint.
+    pub fn generation(&self) -> u64 {
+        self.model().meta().generation
+    }
+
+    /// Gradient steps taken in all.
+    pub fn step(&self) -> u64 {
+        self.trainer.step()
+    }
+
+    /// The network being trained.
+    pub fn model(&self) -> &Model {
+        self.trainer.model()
+    }
+
+    /// The network that plays self-play: the best under gating, else the newest.
+    pub fn generator(&self) -> &Model {
+        self.gate
+            .as_ref()
+            .map_or(self.model(), |(gate, _)| &gate.best)
+    }
+
+    /// Gating's networks, rebuilt from the run's gate events: the best is the newest
+    /// promoted checkpoint (generation 0 before any), the second the one before it.
+    fn open_gate(&self, device: Device) -> Result<Option<(Gate, Vec<u64>)>, TrainError> {
+        if !self.config.gating.enabled {
+            return Ok(None);
+        }
+        let mut promoted = vec![0];
+        let mut scores = None;
+        for event in events::read(self.store)? {
+            let trained = event["generation"]
+                .as_u64()
+                .filter(|&generation| generation <= self.generation());
+            let Some(generation) = trained.filter(|_| event["event"] == "gate") else {
+                continue;
+            };
+            if event["promoted"] == true {
+                promoted.push(generation);
+            }
+            if let [best, second] = &event["matches"].as_array().map_or(&[][..], |m| &m[..]) {
+                scores = match_score(best).zip(match_score(second));
+            }
+        }
+        let load = |g: u64| checkpoints::load(self.store, g, self.initial, device);
+        let best = load(*promoted.last().expect("generation 0 is there"))?;
+        let second = match promoted.len() {
+            0 | 1 => None,
+            n => Some(load(promoted[n - 2])?),
+        };
+        Ok(Some((
+            Gate {
+                best,
+                second,
+                scores,
+            },
+            promoted,
+        )))
+    }
+
+    /// The networks of the next generation's `games` self-play games and who plays whom:
+    /// the generator against itself, or with `gating.opponents` CGZero's lineup of the
+    /// best against itself, the second best and an older promoted generation drawn from
+    /// the most recent ones ([`crate::gating::split`]).
+    pub fn lineup(&self, games: usize, rng: &mut SmallRng) -> Result<Lineup, TrainError> {
+        let cgzero = self.config.gating.opponents;
+        let Some((gate, promoted)) = self.gate.as_ref().filter(|_| cgzero) else {
+            return Lineup::alone(self.generator(), games);
+        };
+        let name = |generation: u64| format!("gen-{generation:04}");
+        let before_second = &promoted[..promoted.len().saturating_sub(2)];
+        let recent = &before_second[before_second
+            .len()
+            .saturating_sub(self.config.gating.older_recent)..];
+        let older = (!recent.is_empty()).then(|| recent[rng.random_range(0..recent.len())]);
+        let [_, against_second, against_older] = crate::gating::split(
+            games,
+            self.config.gating.older_share,
+            gate.scores,
+            gate.second.is_some(),
+            older.is_some(),
+        );
+        let best = *promoted.last().expect("generation 0 is there");
+        let mut lineup = Lineup {
+            networks: vec![(name(best), gate.best.try_clone()?)],
+            seats: vec![[0, 0]; games - against_second - against_older],
+        };
+        let mut against = |model: Model, generation: u64, games: usize| {
+            let seat = lineup.networks.len();
+            lineup.networks.push((name(generation), model));
+            // Colours alternate.
+            lineup
+                .seats
+                .extend((0..games).map(|game| if game % 2 == 0 { [0, seat] } else { [seat, 0] }));
+        };
+        if let (Some(second), true) = (&gate.second, against_second > 0) {
+            against(
+                second.try_clone()?,
+                promoted[promoted.len() - 2],
+                against_second,
+            );
+        }
+        if let (Some(older), true) = (older, against_older > 0) {
+            let model = checkpoints::load(self.store, older, self.initial, gate.best.device())?;
+            against(model, older, against_older);
+        }
+        Ok(lineup)
+    }
+
+    /// Adds generation `generation`'s games to the window and trains on it
+    /// ([`Trainer::learn`]).
+    pub fn learn(
+        &mut self,
+        generation: u64,
+        records: &[GameRecord],
+        rng: &mut SmallRng,
+        progress: &mut dyn Handler,
+    ) -> LearnerReport {
+        self.trainer.learn(generation, records, rng, progress)
+    }
+
     /// Writes the network as checkpoint `generation`, with the optimizer's state: the
     /// resume point.
     pub fn checkpoint(&mut self, generation: u64) -> Result<(), TrainError> {
-        let step = self.optimizer.step();
-        self.optimizer.model_mut().set_progress(step, generation);
-        let state = self.optimizer.optimizer_state()?;
-        checkpoints::save(self.store, generation, self.optimizer.model(), Some(&state))
+        let optimizer = &mut self.trainer.optimizer;
+        let step = optimizer.step();
+        optimizer.model_mut().set_progress(step, generation);
+        let state = optimizer.optimizer_state()?;
+        checkpoints::save(self.store, generation, optimizer.model(), Some(&state))
     }
 
     /// Under gating, plays checkpoint `generation` against the best (and second best) and
@@ -301,12 +437,7 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         let Some((gate, promoted)) = &mut self.gate else {
             return Ok(None);
         };
-        let report = gate.decide(
-            self.initial,
-            self.config,
-            self.optimizer.model(),
-            generation,
-        )?;
+        let report = gate.decide(self.initial, self.config, self.trainer.model(), generation)?;
         if report.promoted {
             promoted.push(generation);
         }
@@ -496,6 +627,14 @@ pub struct Manifest {
     pub stale: Vec<String>,
 }
 
+/// The score in a match of the run's event log (`wins`, `draws`, `losses`), if it played.
+fn match_score(report: &serde_json::Value) -> Option<f64> {
+    let count = |key: &str| report[key].as_f64();
+    let (wins, draws, losses) = (count("wins")?, count("draws")?, count("losses")?);
+    let games = wins + draws + losses;
+    (games > 0.0).then(|| (wins + draws / 2.0) / games)
+}
+
 /// The mean of each loss term.
 pub fn mean_losses(losses: &[Losses]) -> Losses {
     let n = losses.len().max(1) as f64;
@@ -548,10 +687,10 @@ mod tests {
         let mut role = LearnerRole::open(&game, &config, &store, Device::Cpu).unwrap();
         role.learn(1, &records, &mut SmallRng::seed_from_u64(2), &mut Silent);
         role.checkpoint(1).unwrap();
-        let state = role.optimizer.optimizer_state().unwrap();
+        let state = role.trainer.optimizer.optimizer_state().unwrap();
         let reopened = LearnerRole::open(&game, &config, &store, Device::Cpu).unwrap();
         assert_eq!(reopened.generation(), 1);
-        assert!(reopened.optimizer.optimizer_state().unwrap() == state);
+        assert!(reopened.trainer.optimizer.optimizer_state().unwrap() == state);
         let fresh = zerosum_nn::Learner::new(role.model().try_clone().unwrap(), &config.learner, 0)
             .unwrap();
         assert!(fresh.optimizer_state().unwrap() != state);

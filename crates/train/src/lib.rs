@@ -32,6 +32,7 @@ pub mod arena;
 pub mod checkpoints;
 pub mod compare;
 pub mod config;
+pub mod distill;
 pub mod durable;
 pub mod engine_process;
 pub mod error;

@@ -126,6 +126,7 @@ mod tests {
             Some(MoveStats {
                 policy: vec![(0, 0.1), (4, 0.7), (8, 0.2)],
                 value: 0.25,
+                surprise: 0.0,
             }),
             None,
         ];

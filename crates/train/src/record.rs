@@ -10,6 +10,38 @@ pub struct MoveStats {
     pub policy: Vec<(Action, f32)>,
     /// The root's searched value, from the mover's view.
     pub value: f32,
+    /// How much the search changed the network's mind: the KL divergence, in nats, of
+    /// `policy` from the network's own root policy (KataGo's policy surprise). 0 in records
+    /// written before it was kept.
+    #[serde(default)]
+    pub surprise: f32,
+}
+
+impl MoveStats {
+    /// The statistics of a finished search, the surprise measured against the network's
+    /// root policy.
+    pub fn of_search(result: zerosum_search::SearchResult) -> MoveStats {
+        MoveStats {
+            surprise: kl_divergence(&result.policy_target, &result.network_policy),
+            policy: result.policy_target,
+            value: result.root_value,
+        }
+    }
+}
+
+/// `KL(target || prior)` over `(action, probability)` lists of the same actions in the
+/// same order; a prior of 0 where the target is not counts as 1e-8, so it stays finite.
+pub fn kl_divergence(target: &[(Action, f32)], prior: &[(Action, f32)]) -> f32 {
+    let kl: f32 = target
+        .iter()
+        .zip(prior)
+        .filter(|(t, _)| t.1 > 0.0)
+        .map(|(t, p)| {
+            debug_assert_eq!(t.0, p.0, "the same actions in the same order");
+            t.1 * (t.1 / p.1.max(1e-8)).ln()
+        })
+        .sum();
+    kl.max(0.0)
 }
 
 /// One finished game.
@@ -87,6 +119,9 @@ impl GameRecord {
                 if !(stats.value.is_finite() && stats.value.abs() <= 1.0) {
                     return Err(format!("{}: value {} is not in [-1, 1]", at(), stats.value));
                 }
+                if !(stats.surprise.is_finite() && stats.surprise >= 0.0) {
+                    return Err(format!("{}: surprise {}", at(), stats.surprise));
+                }
                 for &(target, share) in &stats.policy {
                     if !position.is_legal(target) || !share.is_finite() || share < 0.0 {
                         return Err(format!("{}: policy entry [{target}, {share}]", at()));
@@ -135,6 +170,7 @@ mod tests {
         let stats = Some(MoveStats {
             policy: vec![(0, 0.5), (4, 0.5)],
             value: 0.1,
+            surprise: 0.2,
         });
         let good = GameRecord::new(
             &game,
@@ -153,14 +189,28 @@ mod tests {
         assert!(broken(|r| r.actions[0] = 99).starts_with("move 1"));
         assert!(broken(|r| r.value_first = -1.0).contains("result"));
         assert!(broken(|r| r.game = "connect4".into()).contains("a game of connect4"));
-        let bad_stats: [fn(&mut GameRecord); 4] = [
+        let bad_stats: [fn(&mut GameRecord); 5] = [
             |r| r.stats[0].as_mut().unwrap().policy[0].0 = 9,
             |r| r.stats[0].as_mut().unwrap().policy[0].1 = f32::NAN,
             |r| r.stats[0].as_mut().unwrap().value = 2.0,
+            |r| r.stats[0].as_mut().unwrap().surprise = -1.0,
             |r| r.stats = vec![None; 6],
         ];
         for change in bad_stats {
             broken(change);
         }
+    }
+
+    #[test]
+    fn surprise_is_the_kl_divergence_of_the_target_from_the_prior() {
+        let prior = [(0, 0.5), (4, 0.5)];
+        assert_eq!(kl_divergence(&prior, &prior), 0.0);
+        let target = [(0, 1.0), (4, 0.0)];
+        assert!((kl_divergence(&target, &prior) - 2f32.ln()).abs() < 1e-6);
+        // A move the network ruled out that the search found: large, but finite.
+        let blind = [(0, 1.0), (4, 0.0)];
+        let found = [(0, 0.0), (4, 1.0)];
+        let kl = kl_divergence(&found, &blind);
+        assert!(kl.is_finite() && kl > 18.0, "{kl}");
     }
 }

@@ -2,16 +2,19 @@
 //!
 //! Options from the seeds' recipes live here: the value target mixed from the game result
 //! and the search's value, identical positions merged with their targets averaged
-//! (CGZero), older generations weighted down, and the opponent's reply as an auxiliary
-//! target (KataGo).
+//! (CGZero), older generations weighted down, the opponent's reply as an auxiliary
+//! target (KataGo), positions drawn more often the more often they occurred (CGZero's
+//! count-weighted subset) or the more they surprised the network (KataGo's policy surprise
+//! weighting).
 
 use std::collections::{HashMap, VecDeque};
 
+use rand::seq::SliceRandom;
 use rand::Rng;
 use zerosum_games::{value_for, Action, Game, Player, Symmetry};
 use zerosum_nn::Batch;
 
-use crate::config::ReplayConfig;
+use crate::config::{ReplayConfig, Subset};
 use crate::record::GameRecord;
 
 /// One training position.
@@ -32,6 +35,9 @@ pub struct Sample {
     pub reply: Option<Vec<(Action, f32)>>,
     /// How many identical positions were merged into this sample (1 when not merged).
     pub count: u32,
+    /// How often it is drawn relative to a plain sample (policy surprise weighting; merged
+    /// samples add their weights).
+    pub weight: f32,
     /// The generation it came from (the newest one, when merged).
     pub generation: u64,
 }
@@ -108,6 +114,7 @@ pub fn samples_from_record<G: Game>(
             value,
             reply: None,
             count: 1,
+            weight: 1.0,
             generation,
         });
         movers.push((ply, mover));
@@ -116,7 +123,32 @@ pub fn samples_from_record<G: Game>(
     samples
 }
 
-/// Merges identical positions (same hash): targets averaged, counts added.
+/// Weighs `samples`, the training positions of `record` in order, by policy surprise
+/// (KataGo): a `share` of the game's total weight goes to its positions in proportion to
+/// their surprise, the rest evenly, so the game keeps a total weight of one per position
+/// and the positions where the search overturned the network are drawn more often.
+pub fn weigh_by_surprise(samples: &mut [Sample], record: &GameRecord, share: f64) {
+    let surprises: Vec<f64> = record
+        .stats
+        .iter()
+        .flatten()
+        .map(|s| s.surprise as f64)
+        .collect();
+    debug_assert_eq!(
+        surprises.len(),
+        samples.len(),
+        "one sample per recorded move"
+    );
+    let mean = surprises.iter().sum::<f64>() / surprises.len().max(1) as f64;
+    if share <= 0.0 || mean <= 0.0 {
+        return;
+    }
+    for (sample, surprise) in samples.iter_mut().zip(surprises) {
+        sample.weight = ((1.0 - share) + share * surprise / mean) as f32;
+    }
+}
+
+/// Merges identical positions (same hash): targets averaged, counts and weights added.
 pub fn merge_duplicates(samples: impl IntoIterator<Item = Sample>) -> Vec<Sample> {
     let mut index: HashMap<u64, usize> = HashMap::new();
     let mut merged: Vec<(Sample, HashMap<Action, f32>)> = Vec::new();
@@ -134,6 +166,7 @@ pub fn merge_duplicates(samples: impl IntoIterator<Item = Sample>) -> Vec<Sample
                     into.reply = sample.reply;
                 }
                 into.count += sample.count;
+                into.weight += sample.weight;
                 into.generation = into.generation.max(sample.generation);
             }
             None => {
@@ -196,16 +229,21 @@ impl ReplayBuffer {
         } else {
             all.collect()
         };
+        if self.config.subset == Subset::CountWeighted {
+            // Most frequent first: each tier of the draw is a prefix of the view.
+            self.view.sort_by_key(|s| std::cmp::Reverse(s.count));
+        }
         let newest = self.generations.back().map_or(0, |g| g.0);
         let mut total = 0.0;
         self.cumulative = self
             .view
             .iter()
             .map(|s| {
-                total += self
-                    .config
-                    .generation_decay
-                    .powi((newest - s.generation) as i32);
+                total += s.weight as f64
+                    * self
+                        .config
+                        .generation_decay
+                        .powi((newest - s.generation) as i32);
                 total
             })
             .collect();
@@ -237,26 +275,37 @@ impl ReplayBuffer {
     }
 
     /// `count` sample indices drawn by weight (uniform unless older generations are
-    /// weighted down); with `curriculum`, ordered oldest first so that a learning phase
-    /// goes through the older data before the newer.
+    /// weighted down or samples weighted by surprise), in random order; with `curriculum`,
+    /// ordered oldest first so that a learning phase goes through the older data before the
+    /// newer.
+    ///
+    /// With the count-weighted subset (CGZero) the draw comes in [`COUNT_TIERS`] equal
+    /// parts: the first from the most frequent fifth of the view, the next from the most
+    /// frequent two fifths, and so on to the whole view.
     pub fn draw_indices(&self, count: usize, curriculum: bool, rng: &mut impl Rng) -> Vec<usize> {
         if count == 0 {
             return Vec::new();
         }
-        let total = *self
-            .cumulative
-            .last()
-            .expect("draw from a non-empty buffer");
+        assert!(!self.view.is_empty(), "draw from a non-empty buffer");
+        let len = self.view.len();
+        let tier_end = |i: usize| match self.config.subset {
+            Subset::Uniform => len,
+            Subset::CountWeighted => {
+                let tier = i * COUNT_TIERS / count;
+                ((tier + 1) * len).div_ceil(COUNT_TIERS).max(1)
+            }
+        };
         let mut indices: Vec<usize> = (0..count)
-            .map(|_| {
-                let x = rng.random::<f64>() * total;
-                self.cumulative
-                    .partition_point(|&c| c <= x)
-                    .min(self.view.len() - 1)
+            .map(|i| {
+                let end = tier_end(i);
+                let x = rng.random::<f64>() * self.cumulative[end - 1];
+                self.cumulative.partition_point(|&c| c <= x).min(end - 1)
             })
             .collect();
         if curriculum {
             indices.sort_by_key(|&i| self.view[i].generation);
+        } else if self.config.subset == Subset::CountWeighted {
+            indices.shuffle(rng);
         }
         indices
     }
@@ -314,6 +363,9 @@ impl ReplayBuffer {
     }
 }
 
+/// The parts of a count-weighted draw (CGZero: fifths).
+pub const COUNT_TIERS: usize = 5;
+
 fn scatter(dense: &mut [f32], entries: impl Iterator<Item = (Action, f32)>) {
     dense.fill(0.0);
     for (a, p) in entries {
@@ -336,6 +388,7 @@ mod tests {
             value,
             reply: None,
             count: 1,
+            weight: 1.0,
             generation,
         }
     }
@@ -445,6 +498,7 @@ mod tests {
                 Some(MoveStats {
                     policy: vec![(0, 1.0)],
                     value: 0.0,
+                    surprise: 0.0,
                 })
             })
             .collect();
@@ -490,5 +544,84 @@ mod tests {
                 s.value
             );
         }
+    }
+
+    /// CGZero's scheme: of 100 samples with counts 100 down to 1, the most frequent fifth
+    /// is in every tier of the draw, the least frequent only in the last, so the fifths are
+    /// drawn (1/5)(1 + 1/2 + 1/3 + 1/4 + 1/5), (1/5)(1/2 + ... + 1/5), ..., (1/5)(1/5).
+    #[test]
+    fn the_count_weighted_subset_draws_frequent_positions_more_by_tiers() {
+        let mut buffer = ReplayBuffer::new(&ReplayConfig {
+            merge_duplicates: true,
+            subset: Subset::CountWeighted,
+            ..config(1000, 1)
+        });
+        let samples = (0..100u32).map(|i| Sample {
+            count: 100 - i,
+            ..sample(i as u64, 0.0, 1)
+        });
+        buffer.add_generation(1, samples.collect());
+        let mut rng = SmallRng::seed_from_u64(2);
+        let draws = 100_000;
+        let indices = buffer.draw_indices(draws, false, &mut rng);
+        let mut fifths = [0.0; 5];
+        for &i in &indices {
+            let rank = 100 - buffer.samples()[i].count as usize;
+            fifths[rank / 20] += 1.0 / draws as f64;
+        }
+        for (fifth, share) in fifths.iter().enumerate() {
+            let want: f64 = (fifth + 1..=5).map(|t| 0.2 / t as f64).sum();
+            assert!(
+                (share - want).abs() < 0.01,
+                "fifth {fifth}: {share} against {want}"
+            );
+        }
+        // The tiers are mixed through the draw, not handed to the learner in order.
+        let first: f64 = indices[..draws / 5]
+            .iter()
+            .filter(|&&i| buffer.samples()[i].count > 80)
+            .count() as f64
+            / (draws / 5) as f64;
+        assert!((first - fifths[0]).abs() < 0.02, "{first}");
+    }
+
+    /// KataGo's weighting: a game's weights keep its total, half spread evenly and half by
+    /// surprise, and the draw follows them.
+    #[test]
+    fn surprising_positions_are_weighted_up_and_drawn_more() {
+        use crate::record::MoveStats;
+        let game = ConnectFour::new();
+        let actions = vec![0, 1, 0, 1];
+        let surprises = [0.0f32, 1.0, 3.0, 0.0];
+        let stats = surprises
+            .iter()
+            .map(|&surprise| {
+                Some(MoveStats {
+                    policy: vec![(0, 1.0)],
+                    value: 0.0,
+                    surprise,
+                })
+            })
+            .collect();
+        let record = GameRecord::new(&game, ["a".into(), "b".into()], actions, stats);
+        let mut samples = samples_from_record(&game, &record, ValueTarget::RESULT, 1);
+        weigh_by_surprise(&mut samples, &record, 0.5);
+        let weights: Vec<f32> = samples.iter().map(|s| s.weight).collect();
+        // Mean surprise 1: 0.5 + 0.5 * surprise.
+        assert_eq!(weights, vec![0.5, 1.0, 2.0, 0.5]);
+        let mut buffer = ReplayBuffer::new(&config(1000, 1));
+        buffer.add_generation(1, samples);
+        let mut rng = SmallRng::seed_from_u64(4);
+        let mut drawn = [0.0; 4];
+        for i in buffer.draw_indices(40_000, false, &mut rng) {
+            drawn[i] += 1.0 / 40_000.0;
+        }
+        for (share, weight) in drawn.iter().zip(&weights) {
+            assert!((share - *weight as f64 / 4.0).abs() < 0.01, "{drawn:?}");
+        }
+        // A game without surprises, or a share of 0, keeps plain weights.
+        let mut plain = samples_from_record(&game, &record, ValueTarget::RESULT, 1);
+        weigh_by_surprise(&mut plain, &record, 0.0);
+        assert!(plain.iter().all(|s| s.weight == 1.0));
     }
 }

@@ -426,22 +426,16 @@ fn play_generation<G: Game>(
         Ok(())
     };
     let mut played = Vec::with_capacity(needed);
-    let counters = run_self_play(
-        initial,
-        config,
-        learner.generator(),
-        needed,
-        rng,
-        |record| {
-            pending.push(record.clone());
-            played.push(record);
-            progress.phase_advanced(1);
-            if pending.len() >= config.self_play.games_per_batch {
-                write(&mut pending)?;
-            }
-            Ok(())
-        },
-    )?;
+    let lineup = learner.lineup(needed, rng)?;
+    let counters = run_self_play(initial, config, &lineup, rng, |record| {
+        pending.push(record.clone());
+        played.push(record);
+        progress.phase_advanced(1);
+        if pending.len() >= config.self_play.games_per_batch {
+            write(&mut pending)?;
+        }
+        Ok(())
+    })?;
     write(&mut pending)?;
     records.extend(played);
     let report = self_play_report(&records, &counters);
@@ -474,19 +468,21 @@ fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> Self
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::sink::Silent;
     use zerosum_nn::Model;
 
-    fn scratch(name: &str) -> (std::path::PathBuf, RunStore) {
+    /// A fresh run store in the temporary folder, for a test named `name`.
+    pub(crate) fn scratch(name: &str) -> (std::path::PathBuf, RunStore) {
         let dir = std::env::temp_dir().join(format!("zerosum-run-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let store = RunStore::create(dir.to_str().unwrap()).unwrap();
         (dir, store)
     }
 
-    fn tiny(extra: &str) -> ResolvedConfig {
+    /// A tic-tac-toe run small enough for a test, with `extra` at the top of its config.
+    pub(crate) fn tiny(extra: &str) -> ResolvedConfig {
         RunConfig::from_toml(
             &format!(
                 r#"
@@ -577,6 +573,77 @@ mod tests {
         assert_eq!(
             listener.phases,
             ["1 self-play", "1 learn", "2 self-play", "2 learn"]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// CGZero's self-play opponents under gating: once there is a second best and an
+    /// older promoted network, a generation's games pit the best against each, colours
+    /// alternating, the older one a tenth of them; a reopened run reads the last
+    /// candidate's scores back from its gate events.
+    #[test]
+    fn gating_with_opponents_plays_the_best_against_the_second_and_an_older_network() {
+        let (dir, store) = scratch("opponents");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let mut config = (*tiny(
+            "generations = 3\n[gating]\nenabled = true\nbest_two = true\nopponents = true\nthreshold = 0.0\ngames = 2",
+        ))
+        .clone();
+        config.self_play.games_per_generation = 20;
+        let config = config.resolve().unwrap();
+        train(&game, &config, &store, &mut Silent).unwrap();
+        // Every candidate is promoted (threshold 0): at generation 3 the best is gen 2, the
+        // second gen 1, and the only older one gen 0.
+        let records = generation_records(&store, 3).unwrap();
+        assert_eq!(records.len(), 20);
+        let games = |a: &str, b: &str| {
+            records
+                .iter()
+                .filter(|r| r.players == [a, b] || r.players == [b, a])
+                .count()
+        };
+        assert_eq!(games("gen-0002", "gen-0000"), 2);
+        assert!(records
+            .iter()
+            .any(|r| r.players == ["gen-0000", "gen-0002"]));
+        let against_second = games("gen-0002", "gen-0001");
+        assert!(against_second > 0);
+        assert_eq!(games("gen-0002", "gen-0002") + against_second + 2, 20);
+        // Generation 1 had no second best: all its games are the best against itself.
+        let first = generation_records(&store, 1).unwrap();
+        assert!(first.iter().all(|r| r.players == ["gen-0000", "gen-0000"]));
+        let reopened = LearnerRole::open(&game, &config, &store, zerosum_nn::Device::Cpu).unwrap();
+        let lineup = reopened
+            .lineup(20, &mut SmallRng::seed_from_u64(1))
+            .unwrap();
+        let names: Vec<&str> = lineup.networks.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names[..2], ["gen-0003", "gen-0002"]);
+        assert!(
+            names[2] == "gen-0001" || names[2] == "gen-0000",
+            "{names:?}"
+        );
+        let events = crate::events::read(&store).unwrap();
+        let gate = events.iter().rev().find(|e| e["event"] == "gate").unwrap();
+        let score = |m: &serde_json::Value| {
+            let n = |k: &str| m[k].as_f64().unwrap();
+            (n("wins") + n("draws") / 2.0) / (n("wins") + n("draws") + n("losses"))
+        };
+        let scores = (score(&gate["matches"][0]), score(&gate["matches"][1]));
+        let split = crate::gating::split(20, 0.1, Some(scores), true, true);
+        let seated = |seat: usize| {
+            lineup
+                .seats
+                .iter()
+                .filter(|s| s.contains(&seat) && s != &&[0, 0])
+                .count()
+        };
+        assert_eq!(
+            [
+                lineup.seats.iter().filter(|s| **s == [0, 0]).count(),
+                seated(1),
+                seated(2)
+            ],
+            split
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -712,11 +779,11 @@ mod tests {
         .unwrap();
         let model = Model::for_game(&game, &config.model, zerosum_nn::Device::Cpu).unwrap();
         let mut records = Vec::new();
+        let lineup = crate::actor::Lineup::alone(&model, 7).unwrap();
         let counters = run_self_play(
             &game,
             &config,
-            &model,
-            7,
+            &lineup,
             &mut SmallRng::seed_from_u64(3),
             |record| {
                 records.push(record);

@@ -1,4 +1,7 @@
 //! Self-play: B games per thread searched in lockstep, one batched network call per step.
+//! Usually one network plays both sides; a lineup of several (CGZero's best against second
+//! best or an older generation) searches each move with the mover's network, one batched
+//! call per network per step.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -66,6 +69,10 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Counting<'_, E> {
 }
 
 struct Slot {
+    /// The game's number, in the order games were started.
+    game: usize,
+    /// The lineup's networks playing first and second.
+    seats: [usize; 2],
     actions: Vec<Action>,
     stats: Vec<Option<MoveStats>>,
     /// Simulations still to run for the current move; its whole budget in `budget`.
@@ -109,39 +116,91 @@ pub fn self_play_until<G: Game, E: Evaluator<G> + ?Sized>(
     num_games: usize,
     rng: &mut SmallRng,
     stop: &AtomicBool,
+    on_game: impl FnMut(GameRecord),
+) -> SelfPlayCounters {
+    let mut lineup = [("self-play".to_string(), evaluator)];
+    let seats = vec![[0, 0]; num_games];
+    self_play_lineup(
+        initial,
+        &mut lineup,
+        &seats,
+        search,
+        config,
+        rng,
+        stop,
+        on_game,
+    )
+}
+
+/// Plays one game per entry of `seats`, each naming the networks of `lineup` (name and
+/// evaluator) that play first and second; each move is searched with its mover's network,
+/// and a game between two networks keeps no subtree from one move to the next (it holds the
+/// other network's evaluations). `on_game` gets each finished game as soon as it ends,
+/// with its players' names.
+#[allow(clippy::too_many_arguments)]
+pub fn self_play_lineup<G: Game, E: Evaluator<G> + ?Sized>(
+    initial: &G,
+    lineup: &mut [(String, &mut E)],
+    seats: &[[usize; 2]],
+    search: &SearchConfig,
+    config: &SelfPlayConfig,
+    rng: &mut SmallRng,
+    stop: &AtomicBool,
     mut on_game: impl FnMut(GameRecord),
 ) -> SelfPlayCounters {
     let start = Instant::now();
+    let num_games = seats.len();
     let mut counters = SelfPlayCounters::default();
-    let mut cache = EvalCache::new(search.cache_capacity);
+    let names: Vec<String> = lineup.iter().map(|(name, _)| name.clone()).collect();
+    let mut networks: Vec<(Counting<E>, EvalCache)> = lineup
+        .iter_mut()
+        .map(|(_, evaluator)| {
+            let counting = Counting {
+                inner: &mut **evaluator,
+                calls: 0,
+                positions: 0,
+            };
+            (counting, EvalCache::new(search.cache_capacity))
+        })
+        .collect();
     let mut scratch = Scratch::new();
-    let mut counting = Counting {
-        inner: evaluator,
-        calls: 0,
-        positions: 0,
-    };
     let active = config.batch_games.min(num_games);
     let (mut trees, mut slots): (Vec<Tree<G>>, Vec<Slot>) = (0..active)
-        .map(|_| new_game(initial, search, config, rng))
+        .map(|game| new_game(initial, game, seats[game], search, config, rng))
         .unzip();
     let mut started = active;
     let mut budgets = Vec::with_capacity(active);
     while !trees.is_empty() && !stop.load(Ordering::Relaxed) {
+        if networks.len() > 1 {
+            group_by_mover(&mut trees, &mut slots);
+        }
         budgets.clear();
         budgets.extend(
             slots
                 .iter()
                 .map(|s| if s.remaining > 0 { s.budget } else { 0 }),
         );
-        simulate_step(
-            &mut trees,
-            &budgets,
-            &mut counting,
-            search,
-            &mut cache,
-            &mut scratch,
-            rng,
-        );
+        let mut from = 0;
+        while from < trees.len() {
+            let network = mover_network(&trees[from], &slots[from]);
+            let to = from
+                + trees[from..]
+                    .iter()
+                    .zip(&slots[from..])
+                    .take_while(|(tree, slot)| mover_network(tree, slot) == network)
+                    .count();
+            let (counting, cache) = &mut networks[network];
+            simulate_step(
+                &mut trees[from..to],
+                &budgets[from..to],
+                counting,
+                search,
+                cache,
+                &mut scratch,
+                rng,
+            );
+            from = to;
+        }
         let mut index = 0;
         while index < trees.len() {
             let slot = &mut slots[index];
@@ -159,13 +218,13 @@ pub fn self_play_until<G: Game, E: Evaluator<G> + ?Sized>(
             counters.positions += slot.stats.iter().filter(|s| s.is_some()).count() as u64;
             on_game(GameRecord::new(
                 initial,
-                ["self-play".to_string(), "self-play".to_string()],
+                slot.seats.map(|network| names[network].clone()),
                 std::mem::take(&mut slot.actions),
                 std::mem::take(&mut slot.stats),
             ));
             if started < num_games {
+                let (tree, slot) = new_game(initial, started, seats[started], search, config, rng);
                 started += 1;
-                let (tree, slot) = new_game(initial, search, config, rng);
                 trees[index] = tree;
                 slots[index] = slot;
                 index += 1;
@@ -175,11 +234,30 @@ pub fn self_play_until<G: Game, E: Evaluator<G> + ?Sized>(
             }
         }
     }
-    counters.evaluations = counting.positions;
-    counters.calls = counting.calls;
-    counters.cache_hits = cache.hits;
+    for (counting, cache) in &networks {
+        counters.evaluations += counting.positions;
+        counters.calls += counting.calls;
+        counters.cache_hits += cache.hits;
+    }
     counters.seconds = start.elapsed().as_secs_f64();
     counters
+}
+
+/// The lineup's network that searches `tree`'s current move.
+fn mover_network<G: Game>(tree: &Tree<G>, slot: &Slot) -> usize {
+    slot.seats[tree.root_position().to_move().index()]
+}
+
+/// Orders the games by the network that searches their move (by game number within one
+/// network, so the order, and with it every random draw, depends on the seed alone), so
+/// that each network's searches are one contiguous run of the batch.
+fn group_by_mover<G: Game>(trees: &mut Vec<Tree<G>>, slots: &mut Vec<Slot>) {
+    let mut games: Vec<(Tree<G>, Slot)> = trees.drain(..).zip(slots.drain(..)).collect();
+    games.sort_by_key(|(tree, slot)| (mover_network(tree, slot), slot.game));
+    for (tree, slot) in games {
+        trees.push(tree);
+        slots.push(slot);
+    }
 }
 
 /// Plays the move `tree`'s finished search chose, recorded in `slot`, and sets up the
@@ -200,12 +278,12 @@ fn play_move<G: Game>(
         .choose_action_by(search.final_choice, temperature, rng)
         .expect("trees of unfinished games have children");
     let result = tree.result(search);
-    slot.stats.push(slot.full.then_some(MoveStats {
-        policy: result.policy_target,
-        value: result.root_value,
-    }));
+    slot.stats
+        .push(slot.full.then(|| MoveStats::of_search(result)));
     slot.actions.push(action);
-    tree.advance(action, search.keeps_subtree());
+    // The subtree below holds the evaluations of the network that just moved.
+    let one_network = slot.seats[0] == slot.seats[1];
+    tree.advance(action, search.keeps_subtree() && one_network);
     if tree.root_position().is_terminal() {
         return true;
     }
@@ -217,11 +295,15 @@ fn play_move<G: Game>(
 /// move set up.
 fn new_game<G: Game>(
     initial: &G,
+    game: usize,
+    seats: [usize; 2],
     search: &SearchConfig,
     config: &SelfPlayConfig,
     rng: &mut SmallRng,
 ) -> (Tree<G>, Slot) {
     let mut slot = Slot {
+        game,
+        seats,
         actions: Vec::new(),
         stats: Vec::new(),
         remaining: 0,
@@ -241,6 +323,8 @@ fn new_game<G: Game>(
         // An opening that ends the game is played again from the start.
         return new_game(
             initial,
+            game,
+            seats,
             search,
             &SelfPlayConfig {
                 random_opening_plies: 0,
@@ -309,8 +393,18 @@ mod tests {
                 let total: f32 = stats.policy.iter().map(|p| p.1).sum();
                 assert!((total - 1.0).abs() < 1e-5);
                 assert!(stats.policy.iter().all(|&(a, _)| position.is_legal(a)));
+                let prior = 1.0 / position.legal_action_vec().len() as f32;
+                let uniform: Vec<(Action, f32)> =
+                    stats.policy.iter().map(|&(a, _)| (a, prior)).collect();
+                let surprise = crate::record::kl_divergence(&stats.policy, &uniform);
+                assert!((stats.surprise - surprise).abs() < 1e-5, "{stats:?}");
             }
         }
+        // The uniform network is surprised wherever the search preferred some moves.
+        assert!(records
+            .iter()
+            .flat_map(|r| r.stats.iter().flatten())
+            .any(|s| s.surprise > 0.1));
         assert!(counters.evaluations <= counters.simulations);
     }
 
@@ -333,6 +427,69 @@ mod tests {
             |r| records.push(r),
         );
         (records, counters)
+    }
+
+    /// Remembers the most legal moves of any position it evaluated, answering uniformly.
+    struct Watching {
+        most_legal: usize,
+        positions: u64,
+    }
+
+    impl Evaluator<TicTacToe> for Watching {
+        fn evaluate(&mut self, positions: &[TicTacToe], logits: &mut [f32], values: &mut [f32]) {
+            for position in positions {
+                self.most_legal = self.most_legal.max(position.legal_action_vec().len());
+            }
+            self.positions += positions.len() as u64;
+            UniformEvaluator.evaluate(positions, logits, values)
+        }
+    }
+
+    /// Each move is searched with its mover's network: the network seated second never
+    /// sees the empty board, the first does; a game of one network calls no other.
+    #[test]
+    fn a_lineup_searches_each_move_with_the_movers_network() {
+        let search = SearchConfig {
+            num_simulations: 16,
+            ..Default::default()
+        };
+        let config = SelfPlayConfig {
+            batch_games: 4,
+            ..Default::default()
+        };
+        let watching = || Watching {
+            most_legal: 0,
+            positions: 0,
+        };
+        let (mut first, mut second, mut idle) = (watching(), watching(), watching());
+        let mut lineup = [
+            ("first".to_string(), &mut first),
+            ("second".to_string(), &mut second),
+            ("idle".to_string(), &mut idle),
+        ];
+        let seats = [[0, 1], [0, 1], [0, 0], [0, 1], [0, 1], [0, 0]];
+        let mut records = Vec::new();
+        let counters = self_play_lineup(
+            &TicTacToe::new(),
+            &mut lineup,
+            &seats,
+            &search,
+            &config,
+            &mut SmallRng::seed_from_u64(3),
+            &AtomicBool::new(false),
+            |r| records.push(r),
+        );
+        assert_eq!(records.len(), 6);
+        let pairs = records.iter().filter(|r| r.players == ["first", "second"]);
+        assert_eq!(pairs.count(), 4);
+        assert_eq!(first.most_legal, 9);
+        assert_eq!(second.most_legal, 8);
+        assert_eq!(idle.positions, 0);
+        assert_eq!(counters.evaluations, first.positions + second.positions);
+        for record in &records {
+            assert!(record.stats.iter().all(Option::is_some));
+            record.replay(&TicTacToe::new()).unwrap();
+        }
     }
 
     /// Playout cap randomization: a share of the moves is searched fast and not recorded.

@@ -169,21 +169,9 @@ pub fn add(location: &str, dir: &Path, name: &str) -> Result<CheckpointMeta, Tra
     if meta.train_seconds.is_none() {
         meta.train_seconds = crate::learner::run_train_seconds(&found.origin, meta.generation);
     }
-    let write = |extension: &str, bytes: &[u8]| {
-        let path = dir.join(format!("{name}.{extension}"));
-        std::fs::write(&path, bytes).map_err(|e| TrainError::Store {
-            location: path.display().to_string(),
-            reason: e.to_string(),
-        })
-    };
-    std::fs::create_dir_all(dir).map_err(|e| TrainError::Store {
-        location: dir.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    write("safetensors", &found.bytes.weights)?;
     let mut sidecar = serde_json::to_vec_pretty(&meta).expect("metadata serialises");
     sidecar.push(b'\n');
-    write("json", &sidecar)?;
+    crate::checkpoints::write_files(dir, name, &found.bytes.weights, &sidecar)?;
     Ok(meta)
 }
 

@@ -37,6 +37,10 @@ pub struct Args {
     /// Recipes trained at once, sharing the cores (1: one after another)
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
+    /// Play only the first recipe against each other one (not every pair): the default
+    /// recipe against each option
+    #[arg(long)]
+    pub against_first: bool,
     /// Random opening moves of each pair of measuring games, one game with each colour
     #[arg(long, default_value_t = 2)]
     pub opening_plies: usize,
@@ -75,6 +79,7 @@ pub fn run(args: Args) -> Result<()> {
         reference_games: args.games,
         references: args.references.clone(),
         pair_games: args.pair_games,
+        against_first: args.against_first,
         sims: args.sims,
         jobs: args.jobs.max(1),
         opening_plies: args.opening_plies,

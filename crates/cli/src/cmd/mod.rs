@@ -7,6 +7,7 @@ pub mod bench;
 pub mod check_game;
 pub mod common;
 pub mod compare;
+pub mod distill;
 pub mod evaluate;
 pub mod export;
 pub mod fuzz;

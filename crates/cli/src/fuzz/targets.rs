@@ -972,6 +972,7 @@ impl RecordsTarget {
                                 rng.random_bool(0.5).then(|| MoveStats {
                                     policy: legal.iter().map(|&a| (a, share)).collect(),
                                     value: rng.random_range(-1.0..=1.0),
+                                    surprise: rng.random_range(0.0..=2.0),
                                 })
                             })
                             .collect();
