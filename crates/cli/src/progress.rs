@@ -78,3 +78,29 @@ impl Handler for Console {
         Ok(())
     }
 }
+
+/// Bars for the phases of a command's work outside a run (`distill`): one at a time, each
+/// cleared once its work is done, so that the lines printed between phases stay readable.
+#[derive(Default)]
+pub struct Phases {
+    bar: Option<ProgressBar>,
+}
+
+impl Handler for Phases {
+    fn phase_started(&mut self, _generation: u64, phase: Phase, total: u64) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        self.bar = Some(job_bar(total, phase.name()));
+    }
+
+    fn phase_advanced(&mut self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(done);
+            if bar.length().is_some_and(|length| bar.position() >= length) {
+                bar.finish_and_clear();
+                self.bar = None;
+            }
+        }
+    }
+}

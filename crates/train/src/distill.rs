@@ -19,7 +19,7 @@ use crate::config::{derive_seed, stream, ResolvedConfig};
 use crate::error::TrainError;
 use crate::learner::{generation_records, Trainer};
 use crate::players::MctsAgent;
-use crate::sink::Handler;
+use crate::sink::{Handler, Phase, Silent};
 use crate::store::RunStore;
 
 /// How to distill and measure.
@@ -63,7 +63,9 @@ pub struct DistillReport {
 
 /// Trains both networks from `run`'s games with `config` (the run's own, its `[model]`
 /// possibly changed), writes them to `settings.out`, and plays the two matches. `progress`
-/// sees each generation's learning phase; `log` a line per finished stage.
+/// sees four phases: the curriculum's generations (a learning phase with one unit per
+/// generation), the window network's steps, and each match's games; `log` gets a line per
+/// finished stage.
 pub fn distill<G: Game>(
     initial: &G,
     run: &RunStore,
@@ -91,9 +93,11 @@ pub fn distill<G: Game>(
 
     let mut curriculum = Trainer::new(initial, config, fresh()?);
     let mut last_report = None;
+    progress.phase_started(last, Phase::Learn, last);
     for generation in 1..=last {
         let records = generation_records(run, generation)?;
-        last_report = Some(curriculum.learn(generation, &records, &mut rng, progress));
+        last_report = Some(curriculum.learn(generation, &records, &mut rng, &mut Silent));
+        progress.phase_advanced(1);
     }
     let curriculum = finish(
         curriculum,
@@ -146,6 +150,7 @@ pub fn distill<G: Game>(
     for (name, model) in opponents {
         let mut me = agent("curriculum", load(&curriculum.path)?);
         let mut opponent = agent(&name, model);
+        progress.phase_started(last, Phase::Evaluate, settings.games as u64);
         let report = play_match_with_openings(
             initial,
             &mut me,
@@ -153,7 +158,7 @@ pub fn distill<G: Game>(
             settings.games,
             settings.opening_plies,
             &mut rng,
-            |_, _| {},
+            |_, _| progress.phase_advanced(1),
         )?;
         log(&report.to_string());
         matches.push(report);
@@ -232,7 +237,6 @@ mod tests {
     use super::*;
     use crate::run::tests::{scratch, tiny};
     use crate::run::train;
-    use crate::sink::Silent;
 
     /// Both networks take the same steps from the same start, in the shape asked for, are
     /// written where `checkpoint:` finds them, and play their matches.

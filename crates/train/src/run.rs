@@ -145,26 +145,46 @@ impl Clock {
 
 /// The training time of the run in `store` up to `generation`, as its `generation` event
 /// recorded it (in a run written before events were objects, the last such event of its
-/// log); none for generation 0 or a run that never recorded one.
+/// log). A generation cut off after its checkpoint but before that event counts the time up
+/// to the generation before it plus the seconds its own recorded steps took. None for
+/// generation 0 or a run that never recorded one.
 pub(crate) fn train_seconds_at(
     store: &RunStore,
     generation: u64,
 ) -> Result<Option<f64>, TrainError> {
+    if generation == 0 {
+        return Ok(None);
+    }
     let seconds = |event: &serde_json::Value| event["train_seconds"].as_f64();
-    Ok(
-        match store.get(&layout::event(generation, 5, "generation"))? {
-            Some(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
-                .ok()
-                .and_then(|event| seconds(&event)),
-            None if generation > 0 => events::read(store)?
-                .iter()
-                .filter(|event| event["event"] == "generation")
-                .filter(|event| event["generation"].as_u64() == Some(generation))
-                .filter_map(seconds)
-                .next_back(),
-            None => None,
-        },
-    )
+    if let Some(bytes) = store.get(&layout::event(generation, 5, "generation"))? {
+        return Ok(serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|event| seconds(&event)));
+    }
+    let events = events::read(store)?;
+    let of_generation = || {
+        events
+            .iter()
+            .filter(move |event| event["generation"].as_u64() == Some(generation))
+    };
+    if let Some(recorded) = of_generation()
+        .filter(|event| event["event"] == "generation")
+        .filter_map(seconds)
+        .next_back()
+    {
+        return Ok(Some(recorded));
+    }
+    let steps: f64 = of_generation()
+        .filter_map(|event| event["seconds"].as_f64())
+        .sum();
+    if steps == 0.0 {
+        return Ok(None);
+    }
+    let before = match generation - 1 {
+        0 => Some(0.0),
+        earlier => train_seconds_at(store, earlier)?,
+    };
+    Ok(before.map(|before| before + steps))
 }
 
 /// The state the learner's loop carries from one generation to the next.
@@ -554,6 +574,38 @@ pub(crate) mod tests {
             self.reports.push(format!("{} {kind}", at.generation));
             Ok(())
         }
+    }
+
+    /// A generation cut off after its checkpoint, before its `generation` event, still
+    /// counts: the time up to the generation before plus its own steps' seconds.
+    #[test]
+    fn a_generation_cut_off_before_its_event_keeps_its_training_time() {
+        let (dir, store) = scratch("cut-off");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        train(&game, &tiny("generations = 2"), &store, &mut Silent).unwrap();
+        let first = train_seconds_at(&store, 1).unwrap().unwrap();
+        let whole = train_seconds_at(&store, 2).unwrap().unwrap();
+        let event = layout::event(2, 5, "generation");
+        std::fs::remove_file(dir.join(&event)).unwrap();
+        let steps: f64 = ["1-self_play", "2-learn"]
+            .iter()
+            .map(|step| {
+                let text =
+                    std::fs::read_to_string(dir.join(format!("metrics/gen-0002-{step}.json")))
+                        .unwrap();
+                serde_json::from_str::<serde_json::Value>(&text).unwrap()["seconds"]
+                    .as_f64()
+                    .unwrap()
+            })
+            .sum();
+        let counted = train_seconds_at(&store, 2).unwrap().unwrap();
+        assert!(
+            (counted - (first + steps)).abs() < 1e-9,
+            "{counted} {first} {steps}"
+        );
+        assert!(counted <= whole + 1e-9 && counted > first);
+        assert_eq!(train_seconds_at(&store, 0).unwrap(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The caller's handler hears each step as the run's event log keeps it, in order.

@@ -180,27 +180,15 @@ pub fn self_play_lineup<G: Game, E: Evaluator<G> + ?Sized>(
                 .iter()
                 .map(|s| if s.remaining > 0 { s.budget } else { 0 }),
         );
-        let mut from = 0;
-        while from < trees.len() {
-            let network = mover_network(&trees[from], &slots[from]);
-            let to = from
-                + trees[from..]
-                    .iter()
-                    .zip(&slots[from..])
-                    .take_while(|(tree, slot)| mover_network(tree, slot) == network)
-                    .count();
-            let (counting, cache) = &mut networks[network];
-            simulate_step(
-                &mut trees[from..to],
-                &budgets[from..to],
-                counting,
-                search,
-                cache,
-                &mut scratch,
-                rng,
-            );
-            from = to;
-        }
+        simulate_by_network(
+            &mut trees,
+            &slots,
+            &budgets,
+            &mut networks,
+            search,
+            &mut scratch,
+            rng,
+        );
         let mut index = 0;
         while index < trees.len() {
             let slot = &mut slots[index];
@@ -241,6 +229,40 @@ pub fn self_play_lineup<G: Game, E: Evaluator<G> + ?Sized>(
     }
     counters.seconds = start.elapsed().as_secs_f64();
     counters
+}
+
+/// One simulation in every game still searching its move, with the network of its mover:
+/// the games come grouped by network ([`group_by_mover`]), one batched call per group.
+fn simulate_by_network<G: Game, E: Evaluator<G> + ?Sized>(
+    trees: &mut [Tree<G>],
+    slots: &[Slot],
+    budgets: &[usize],
+    networks: &mut [(Counting<E>, EvalCache)],
+    search: &SearchConfig,
+    scratch: &mut Scratch<G>,
+    rng: &mut SmallRng,
+) {
+    let mut from = 0;
+    while from < trees.len() {
+        let network = mover_network(&trees[from], &slots[from]);
+        let to = from
+            + trees[from..]
+                .iter()
+                .zip(&slots[from..])
+                .take_while(|(tree, slot)| mover_network(tree, slot) == network)
+                .count();
+        let (counting, cache) = &mut networks[network];
+        simulate_step(
+            &mut trees[from..to],
+            &budgets[from..to],
+            counting,
+            search,
+            cache,
+            scratch,
+            rng,
+        );
+        from = to;
+    }
 }
 
 /// The lineup's network that searches `tree`'s current move.

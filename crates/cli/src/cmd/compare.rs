@@ -13,6 +13,10 @@ pub struct Args {
     /// Config files of the recipes (TOML), all for the same game
     #[arg(required = true, num_args = 1..)]
     pub configs: Vec<PathBuf>,
+    /// A recipe made of the first config with some keys changed, named NAME:
+    /// `NAME:KEY=VALUE;KEY=VALUE` (repeatable), e.g. `surprise:replay.policy_surprise_weight=0.5`
+    #[arg(long = "variant", value_name = "NAME:KEY=VALUE;...")]
+    pub variants: Vec<String>,
     /// Training minutes of each recipe
     #[arg(long, default_value_t = 10.0)]
     pub minutes: f64,
@@ -61,6 +65,23 @@ pub fn run(args: Args) -> Result<()> {
             config,
         });
     }
+    let base = std::fs::read_to_string(&args.configs[0])
+        .with_context(|| format!("cannot read config {}", args.configs[0].display()))?;
+    for variant in &args.variants {
+        let Some((name, sets)) = variant.split_once(':') else {
+            bail!("--variant {variant}: expected NAME:KEY=VALUE;KEY=VALUE");
+        };
+        let overrides: Vec<String> = sets.split(';').map(str::to_string).collect();
+        let config =
+            RunConfig::from_toml(&base, &overrides).with_context(|| format!("--variant {name}"))?;
+        contenders.push(Contender {
+            name: name.to_string(),
+            config,
+        });
+    }
+    if let Some(name) = duplicate_name(&contenders) {
+        bail!("two recipes are named {name}: their runs would share a folder");
+    }
     let game_name = contenders[0].config.game.clone();
     if let Some(other) = contenders.iter().find(|c| {
         parse_game(&c.config.game).map(|g| g.name()).ok()
@@ -106,4 +127,13 @@ pub fn run(args: Args) -> Result<()> {
     println!("\n{table}");
     println!("written to {}", args.out.join("comparison.md").display());
     Ok(())
+}
+
+/// A name two contenders share, if any.
+fn duplicate_name(contenders: &[Contender]) -> Option<&str> {
+    let mut seen = std::collections::HashSet::new();
+    contenders
+        .iter()
+        .map(|c| c.name.as_str())
+        .find(|name| !seen.insert(*name))
 }

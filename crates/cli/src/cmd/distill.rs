@@ -8,7 +8,7 @@ use anyhow::Result;
 use zerosum_games::with_game;
 use zerosum_train::distill::{distill, markdown, DistillSettings};
 
-use crate::progress::Console;
+use crate::progress::Phases;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -47,7 +47,7 @@ pub fn run(args: Args) -> Result<()> {
         settings.games,
         settings.sims
     );
-    let report = with_game!(&game, g => distill(g, &store, &config, &settings, &mut Console::new(), |line| println!("{line}")))?;
+    let report = with_game!(&game, g => distill(g, &store, &config, &settings, &mut Phases::default(), |line| println!("{line}")))?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let table = markdown(&report);
     std::fs::write(
