@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub overrides: Vec<String>,
     /// Games of each match
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, value_parser = super::common::positive, default_value_t = 100)]
     pub games: usize,
     /// Simulations per move of every player in the matches (default: the run's arena.num_simulations)
     #[arg(long, value_parser = super::common::positive)]
