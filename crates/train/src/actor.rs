@@ -57,11 +57,12 @@ impl Lineup {
 }
 
 /// Plays the games of `lineup` on `config.self_play.threads` threads, each with its own
-/// copy of the networks; `on_game` runs on this thread for each finished game.
+/// copy of the networks (the last worker with the lineup's own); `on_game` runs on this
+/// thread for each finished game.
 pub fn run_self_play<G: Game>(
     initial: &G,
     config: &RunConfig,
-    lineup: &Lineup,
+    lineup: Lineup,
     rng: &mut SmallRng,
     mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
 ) -> Result<SelfPlayCounters, TrainError> {
@@ -76,7 +77,7 @@ pub fn run_self_play<G: Game>(
         let counters = play_lineup(
             initial,
             config,
-            lineup.clone_networks()?,
+            lineup.networks,
             &lineup.seats,
             rng,
             |record| {
@@ -87,15 +88,17 @@ pub fn run_self_play<G: Game>(
         );
         return failure.map_or(Ok(counters), Err);
     }
-    let copies = (0..threads)
+    let mut copies = (1..threads)
         .map(|_| lineup.clone_networks())
         .collect::<Result<Vec<_>, _>>()?;
+    let Lineup { networks, seats } = lineup;
+    copies.push(networks);
     // The learner's intra-op threads would oversubscribe the cores once per worker: each
     // worker gets its share for this phase (measured on 2 cores: 2 workers x 1 thread play
     // 1.5x the positions per second of 1 worker x 2 threads), and the learner gets them back.
     let learner_threads = zerosum_nn::torch_threads();
     zerosum_nn::set_torch_threads(learner_threads / threads);
-    let result = play_on_threads(initial, config, copies, &lineup.seats, base_seed, on_game);
+    let result = play_on_threads(initial, config, copies, &seats, base_seed, on_game);
     zerosum_nn::set_torch_threads(learner_threads);
     result
 }

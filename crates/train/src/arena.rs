@@ -113,6 +113,17 @@ impl MatchReport {
         elo_of_score(self.score())
     }
 
+    /// The score with its 95% interval, in percent: `55.0% [46.3, 63.7]`.
+    pub fn score_text(&self) -> String {
+        let (low, high) = self.score_interval();
+        format!(
+            "{:.1}% [{:.1}, {:.1}]",
+            100.0 * self.score(),
+            100.0 * low,
+            100.0 * high
+        )
+    }
+
     /// The Elo interval implied by the score interval.
     pub fn elo_interval(&self) -> (f64, f64) {
         let (low, high) = self.score_interval();

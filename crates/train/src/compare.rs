@@ -283,16 +283,13 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
         if settings.against_first {
             match &row.against_first {
                 Some(m) => {
-                    let (low, high) = m.score_interval();
                     let _ = write!(
                         line,
-                        " {}-{}-{}, {:.1}% [{:.1}, {:.1}] |",
+                        " {}-{}-{}, {} |",
                         m.wins,
                         m.draws,
                         m.losses,
-                        100.0 * m.score(),
-                        100.0 * low,
-                        100.0 * high
+                        m.score_text()
                     );
                 }
                 None => line.push_str(" |"),

@@ -99,7 +99,7 @@ pub fn distill<G: Game>(
         last_report = Some(curriculum.learn(generation, &records, &mut rng, &mut Silent));
         progress.phase_advanced(1);
     }
-    let curriculum = finish(
+    let (curriculum, curriculum_model) = finish(
         curriculum,
         last,
         &settings.out,
@@ -107,17 +107,14 @@ pub fn distill<G: Game>(
         last_report.map(|r| r.final_losses),
     )?;
     log(&format!(
-        "curriculum: generations 1 to {last}, {} steps, final loss {:.3} (policy {:.3}, value {:.3})",
-        curriculum.steps,
-        curriculum.final_losses.total,
-        curriculum.final_losses.policy,
-        curriculum.final_losses.value
+        "curriculum: generations 1 to {last}, {}",
+        curriculum.summary()
     ));
 
     let mut window = Trainer::new(initial, config, fresh()?);
     window.fill_window(run, last)?;
     let report = window.train(last, curriculum.steps, 0, &mut rng, progress);
-    let window = finish(
+    let (window, window_model) = finish(
         window,
         last,
         &settings.out,
@@ -125,8 +122,8 @@ pub fn distill<G: Game>(
         Some(report.final_losses),
     )?;
     log(&format!(
-        "window: generation {last}'s window only, {} steps, final loss {:.3} (policy {:.3}, value {:.3})",
-        window.steps, window.final_losses.total, window.final_losses.policy, window.final_losses.value
+        "window: generation {last}'s window only, {}",
+        window.summary()
     ));
 
     let agent = |name: &str, model: Model| {
@@ -138,17 +135,16 @@ pub fn distill<G: Game>(
             settings.sims,
         )
     };
-    let load = |path: &Path| checkpoints::load_location(&path.to_string_lossy(), initial, device);
     let mut matches = Vec::new();
     let opponents = [
         (
             format!("run gen-{last:04}"),
             checkpoints::load(run, last, initial, device)?,
         ),
-        ("window".to_string(), load(&window.path)?),
+        ("window".to_string(), window_model),
     ];
     for (name, model) in opponents {
-        let mut me = agent("curriculum", load(&curriculum.path)?);
+        let mut me = agent("curriculum", curriculum_model.try_clone()?);
         let mut opponent = agent(&name, model);
         progress.phase_started(last, Phase::Evaluate, settings.games as u64);
         let report = play_match_with_openings(
@@ -174,32 +170,43 @@ pub fn distill<G: Game>(
     })
 }
 
-/// Writes the trainer's network as `DIR/NAME`.
+impl Trained {
+    /// Its steps and final losses, for a line of the log.
+    fn summary(&self) -> String {
+        let losses = &self.final_losses;
+        format!(
+            "{} steps, final loss {:.3} (policy {:.3}, value {:.3})",
+            self.steps, losses.total, losses.policy, losses.value
+        )
+    }
+}
+
+/// Writes the trainer's network as `DIR/NAME`; returns what it came to and the network.
 fn finish<G: Game>(
     mut trainer: Trainer<'_, G>,
     generation: u64,
     dir: &Path,
     name: &str,
     final_losses: Option<Losses>,
-) -> Result<Trained, TrainError> {
+) -> Result<(Trained, Model), TrainError> {
     let steps = trainer.step();
     let model = trainer.model_mut();
     model.set_progress(steps, generation);
     let bytes = model.to_bytes()?;
     let path = checkpoints::write_files(dir, name, &bytes.weights, &bytes.meta)?;
-    Ok(Trained {
+    let trained = Trained {
         path,
         steps,
         final_losses: final_losses.unwrap_or_default(),
-    })
+    };
+    Ok((trained, trainer.model().try_clone()?))
 }
 
 /// The report as a Markdown table.
 pub fn markdown(report: &DistillReport) -> String {
     let row = |name: &str, trained: &Trained, data: &str, opponent: &MatchReport| {
-        let (low, high) = opponent.score_interval();
         format!(
-            "| {name} | {data} | {} | {:.3} | {:.3} | {:.3} | {} | +{} ={} -{} | {:.1}% [{:.1}, {:.1}] |\n",
+            "| {name} | {data} | {} | {:.3} | {:.3} | {:.3} | {} | +{} ={} -{} | {} |\n",
             trained.steps,
             trained.final_losses.total,
             trained.final_losses.policy,
@@ -208,9 +215,7 @@ pub fn markdown(report: &DistillReport) -> String {
             opponent.wins,
             opponent.draws,
             opponent.losses,
-            100.0 * opponent.score(),
-            100.0 * low,
-            100.0 * high
+            opponent.score_text()
         )
     };
     let mut table = String::from(

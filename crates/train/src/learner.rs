@@ -12,6 +12,7 @@ use zerosum_games::Game;
 use zerosum_nn::{Device, Losses, Model};
 
 use crate::actor::{read_batch, Lineup};
+use crate::arena::MatchReport;
 use crate::checkpoints;
 use crate::config::{ResolvedConfig, RunConfig};
 use crate::error::TrainError;
@@ -627,12 +628,9 @@ pub struct Manifest {
     pub stale: Vec<String>,
 }
 
-/// The score in a match of the run's event log (`wins`, `draws`, `losses`), if it played.
+/// The score of a match as the run's event log keeps it ([`MatchReport::score`]).
 fn match_score(report: &serde_json::Value) -> Option<f64> {
-    let count = |key: &str| report[key].as_f64();
-    let (wins, draws, losses) = (count("wins")?, count("draws")?, count("losses")?);
-    let games = wins + draws + losses;
-    (games > 0.0).then(|| (wins + draws / 2.0) / games)
+    MatchReport::deserialize(report).ok().map(|m| m.score())
 }
 
 /// The mean of each loss term.

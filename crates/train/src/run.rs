@@ -161,30 +161,31 @@ pub(crate) fn train_seconds_at(
             .ok()
             .and_then(|event| seconds(&event)));
     }
+    // Read once: generations cut off add up their steps down to one that recorded its time.
     let events = events::read(store)?;
-    let of_generation = || {
-        events
-            .iter()
-            .filter(move |event| event["generation"].as_u64() == Some(generation))
-    };
-    if let Some(recorded) = of_generation()
-        .filter(|event| event["event"] == "generation")
-        .filter_map(seconds)
-        .next_back()
-    {
-        return Ok(Some(recorded));
+    let mut steps = 0.0;
+    for generation in (1..=generation).rev() {
+        let of_generation = || {
+            events
+                .iter()
+                .filter(move |event| event["generation"].as_u64() == Some(generation))
+        };
+        if let Some(recorded) = of_generation()
+            .filter(|event| event["event"] == "generation")
+            .filter_map(seconds)
+            .next_back()
+        {
+            return Ok(Some(recorded + steps));
+        }
+        let own: f64 = of_generation()
+            .filter_map(|event| event["seconds"].as_f64())
+            .sum();
+        if own == 0.0 {
+            return Ok(None);
+        }
+        steps += own;
     }
-    let steps: f64 = of_generation()
-        .filter_map(|event| event["seconds"].as_f64())
-        .sum();
-    if steps == 0.0 {
-        return Ok(None);
-    }
-    let before = match generation - 1 {
-        0 => Some(0.0),
-        earlier => train_seconds_at(store, earlier)?,
-    };
-    Ok(before.map(|before| before + steps))
+    Ok(Some(steps))
 }
 
 /// The state the learner's loop carries from one generation to the next.
@@ -447,7 +448,7 @@ fn play_generation<G: Game>(
     };
     let mut played = Vec::with_capacity(needed);
     let lineup = learner.lineup(needed, rng)?;
-    let counters = run_self_play(initial, config, &lineup, rng, |record| {
+    let counters = run_self_play(initial, config, lineup, rng, |record| {
         pending.push(record.clone());
         played.push(record);
         progress.phase_advanced(1);
@@ -835,7 +836,7 @@ pub(crate) mod tests {
         let counters = run_self_play(
             &game,
             &config,
-            &lineup,
+            lineup,
             &mut SmallRng::seed_from_u64(3),
             |record| {
                 records.push(record);

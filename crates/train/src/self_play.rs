@@ -395,14 +395,7 @@ mod tests {
 
     #[test]
     fn plays_exactly_the_games_asked_with_targets_for_every_move() {
-        let search = SearchConfig {
-            num_simulations: 16,
-            ..Default::default()
-        };
-        let config = SelfPlayConfig {
-            batch_games: 4,
-            ..Default::default()
-        };
+        let (search, config) = sixteen_simulations_four_at_a_time();
         let (records, counters) = play(&search, &config, 10, 5);
         assert_eq!(records.len(), 10);
         assert_eq!(counters.games, 10);
@@ -428,6 +421,19 @@ mod tests {
             .flat_map(|r| r.stats.iter().flatten())
             .any(|s| s.surprise > 0.1));
         assert!(counters.evaluations <= counters.simulations);
+    }
+
+    /// A search of 16 simulations, four games searched in lockstep.
+    fn sixteen_simulations_four_at_a_time() -> (SearchConfig, SelfPlayConfig) {
+        let search = SearchConfig {
+            num_simulations: 16,
+            ..Default::default()
+        };
+        let config = SelfPlayConfig {
+            batch_games: 4,
+            ..Default::default()
+        };
+        (search, config)
     }
 
     /// `games` tic-tac-toe self-play games with `search`, `config` and `seed`: the records
@@ -471,14 +477,7 @@ mod tests {
     /// sees the empty board, the first does; a game of one network calls no other.
     #[test]
     fn a_lineup_searches_each_move_with_the_movers_network() {
-        let search = SearchConfig {
-            num_simulations: 16,
-            ..Default::default()
-        };
-        let config = SelfPlayConfig {
-            batch_games: 4,
-            ..Default::default()
-        };
+        let (search, config) = sixteen_simulations_four_at_a_time();
         let watching = || Watching {
             most_legal: 0,
             positions: 0,

@@ -55,6 +55,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let mut contenders = Vec::new();
+    let mut texts = Vec::new();
     for path in &args.configs {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read config {}", path.display()))?;
@@ -64,16 +65,17 @@ pub fn run(args: Args) -> Result<()> {
             name: contender_name(path),
             config,
         });
+        texts.push(text);
     }
-    let base = std::fs::read_to_string(&args.configs[0])
-        .with_context(|| format!("cannot read config {}", args.configs[0].display()))?;
+    // Variants change the first config's text, as `--set` does.
+    let base = &texts[0];
     for variant in &args.variants {
         let Some((name, sets)) = variant.split_once(':') else {
             bail!("--variant {variant}: expected NAME:KEY=VALUE;KEY=VALUE");
         };
         let overrides: Vec<String> = sets.split(';').map(str::to_string).collect();
         let config =
-            RunConfig::from_toml(&base, &overrides).with_context(|| format!("--variant {name}"))?;
+            RunConfig::from_toml(base, &overrides).with_context(|| format!("--variant {name}"))?;
         contenders.push(Contender {
             name: name.to_string(),
             config,
