@@ -47,6 +47,16 @@ def openspiel_game(name: str):
     sys.exit(f"error: {name}: no OpenSpiel counterpart here (oware, gomoku, gomoku:size=9)")
 
 
+def wilson_interval(share: float, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval, as zerosum's own matches report it (arena.rs)."""
+    z2 = 1.96**2
+    center = (share + z2 / (2 * n)) / (1 + z2 / n)
+    half = math.sqrt(z2 * (share * (1 - share) / n + z2 / (4 * n * n))) / (1 + z2 / n)
+    low = 0.0 if share <= 0 else max(0.0, center - half)
+    high = 1.0 if share >= 1 else min(1.0, center + half)
+    return low, high
+
+
 def translated(source, target, action, translate, forward: bool):
     """The legal action of `target` that is `source`'s `action`, through the notation."""
     text = source.action_to_string(source.current_player(), action)
@@ -126,8 +136,7 @@ def main() -> None:
     print(file=sys.stderr)
     n = len(scores)
     mean = sum(scores) / n
-    sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / max(n - 1, 1))
-    low, high = max(0.0, mean - 1.96 * sd / math.sqrt(n)), min(1.0, mean + 1.96 * sd / math.sqrt(n))
+    low, high = wilson_interval(mean, n)
     wins, draws = sum(s == 1 for s in scores), sum(s == 0.5 for s in scores)
     losses = n - wins - draws
     ms = {side: 1000 * t / max(k, 1) for side, (t, k) in times.items()}

@@ -513,6 +513,51 @@ fn front_ends_play_the_shipped_models_by_default() {
         "no model is shipped for go:size=7",
     );
 
+    // GTP's `boardsize` and `komi` bring the new board's model: 9x9 at komi 0.5 has none of
+    // its own, so the 9x9 one (trained at 7.5) plays it and then its own komi, unchanged;
+    // 7x7 has none, so rollout MCTS plays, and 5x5 (still at komi 7.5) gets its model back.
+    let script = "boardsize 9\nkomi 7.5\ngenmove b\nboardsize 7\ngenmove b\nboardsize 5\nquit\n";
+    let output = zerosum(&["gtp", "--game", "go", "--sims", "8"], script, &dir);
+    let stdout = succeeded(&output);
+    assert_eq!(
+        stdout.matches("= ").count() + stdout.matches("=\n").count(),
+        7,
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let notes: Vec<&str> = stderr.lines().collect();
+    assert_eq!(notes.len(), 4, "{stderr}");
+    assert!(
+        notes[0].contains("the shipped model go-5x5 plays go:size=5"),
+        "{stderr}"
+    );
+    assert!(
+        notes[1].contains("the shipped model go-9x9 (trained on go:size=9,komi=7.5"),
+        "{stderr}"
+    );
+    assert!(
+        notes[2].contains("no model is shipped for go:size=7"),
+        "{stderr}"
+    );
+    assert!(
+        notes[3].contains(
+            "go-5x5 (trained on go:size=5,komi=0.5,max_moves=50) plays go:size=5,komi=7.5"
+        ),
+        "{stderr}"
+    );
+    // A user's `--agent shipped` refuses a board without a model.
+    let output = zerosum(
+        &["gtp", "--game", "go", "--agent", "shipped", "--sims", "8"],
+        "boardsize 7\nboardsize 9\n",
+        &dir,
+    );
+    let stdout = succeeded(&output);
+    assert!(
+        stdout.starts_with("? no model is shipped for go:size=7"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("=\n\n"), "{stdout}");
+
     let stdout = succeeded(&zerosum(
         &[
             "arena",

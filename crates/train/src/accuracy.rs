@@ -21,6 +21,7 @@ use zerosum_games::connect_four::solver::Solver;
 use zerosum_games::connect_four::ConnectFour;
 use zerosum_games::{Action, Game, Player};
 
+use crate::arena::wilson_interval;
 use crate::error::TrainError;
 use crate::perfect::PerfectSolver;
 use crate::players::Agent;
@@ -240,10 +241,8 @@ impl StageScore {
 
     /// Half the width of the 95% (Wilson) interval of the rate.
     pub fn margin(&self) -> f64 {
-        let n = self.positions.max(1) as f64;
-        let p = self.rate();
-        let z = 1.96f64;
-        z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n)
+        let (low, high) = wilson_interval(self.rate(), self.positions.max(1));
+        (high - low) / 2.0
     }
 }
 

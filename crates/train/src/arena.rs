@@ -89,22 +89,10 @@ impl MatchReport {
         (self.wins as f64 + 0.5 * self.draws as f64) / self.games() as f64
     }
 
-    /// The 95% interval of the score (normal approximation over per-game scores, clamped to
-    /// [0, 1]).
+    /// The 95% interval of the score: Wilson's, with a draw as half a win, so that a
+    /// match won or lost in every game still gets an honest width.
     pub fn score_interval(&self) -> (f64, f64) {
-        let n = self.games() as f64;
-        if n == 0.0 {
-            return (0.0, 1.0);
-        }
-        let s = self.score();
-        let variance = (self.wins as f64 * (1.0 - s).powi(2)
-            + self.draws as f64 * (0.5 - s).powi(2)
-            + self.losses as f64 * s.powi(2))
-            / n;
-        // With no variance observed (all wins, say) fall back to the binomial worst case
-        // of one more game going the other way.
-        let half = 1.96 * (variance.max(1.0 / (4.0 * n * n)) / n).sqrt();
-        ((s - half).max(0.0), (s + half).min(1.0))
+        wilson_interval(self.score(), self.games() as usize)
     }
 
     /// The Elo difference A minus B implied by the score (clamped at +-800 for perfect
@@ -113,7 +101,7 @@ impl MatchReport {
         elo_of_score(self.score())
     }
 
-    /// The score with its 95% interval, in percent: `55.0% [46.3, 63.7]`.
+    /// The score with its 95% interval, in percent: `55.0% [45.2, 64.4]`.
     pub fn score_text(&self) -> String {
         let (low, high) = self.score_interval();
         format!(
@@ -164,6 +152,30 @@ fn short_number(x: f64) -> String {
     } else {
         format!("{x:.*}", (2.0 - x.log10().floor()).max(0.0) as usize)
     }
+}
+
+/// The 95% Wilson score interval of a share observed over `n` trials ((0, 1) for none):
+/// unlike the normal approximation it stays inside [0, 1] and keeps a width at 0% and 100%.
+pub fn wilson_interval(share: f64, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let n = n as f64;
+    let z2 = 1.96f64 * 1.96;
+    let center = (share + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = (z2 * (share * (1.0 - share) / n + z2 / (4.0 * n * n))).sqrt() / (1.0 + z2 / n);
+    // At 0% and 100% the bound on that side is exact; floating point would miss it by an ulp.
+    let low = if share <= 0.0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let high = if share >= 1.0 {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    (low, high)
 }
 
 /// `-400 log10(1/s - 1)`, clamped to +-800.
@@ -421,7 +433,9 @@ mod tests {
             wins: 20,
             ..Default::default()
         };
-        assert!(perfect.score_interval().0 < 1.0);
+        // Wilson's interval for 20 of 20: [83.9%, 100%].
+        let (low, high) = perfect.score_interval();
+        assert!((low - 0.839).abs() < 0.001 && high == 1.0, "{low} {high}");
         assert_eq!(perfect.elo(), 800.0);
     }
 

@@ -66,7 +66,7 @@ pub fn write_files(
 /// Points [`layout::LATEST`] at checkpoint `generation` (written before by [`save`]).
 pub fn publish(store: &RunStore, generation: u64) -> Result<(), TrainError> {
     let pointer = Pointer {
-        checkpoint: format!("gen-{generation:04}"),
+        checkpoint: layout::generation_name(generation),
         generation,
     };
     store.replace(
@@ -95,7 +95,7 @@ pub fn generations(store: &RunStore) -> Result<Vec<u64>, TrainError> {
         .iter()
         .filter_map(|name| layout::json_generation(name))
         .filter(|&g| {
-            let weights = layout::weights(&format!("gen-{g:04}"));
+            let weights = layout::weights(&layout::generation_name(g));
             names.binary_search(&weights).is_ok()
         })
         .collect())

@@ -32,8 +32,8 @@ pub struct SelfPlayConfig {
     /// `search.forced_playouts_k` is set, forced playouts pruned from the target.
     pub root_noise: bool,
     /// Plies at the start of each game played uniformly at random and not recorded
-    /// (CGZero), for opening variety.
-    pub random_opening_plies: usize,
+    /// (CGZero), for opening variety: a number, or a range each game draws its own from.
+    pub random_opening_plies: OpeningPlies,
     /// Playout cap randomization (KataGo): the share of moves searched with
     /// `search.num_simulations` and recorded; the rest get `fast_simulations`, no noise,
     /// and are not training samples. 1 turns it off.
@@ -54,10 +54,74 @@ impl Default for SelfPlayConfig {
             temperature: 1.0,
             temperature_plies: 8,
             root_noise: true,
-            random_opening_plies: 0,
+            random_opening_plies: OpeningPlies::fixed(0),
             playout_cap_fraction: 1.0,
             fast_simulations: 32,
             games_per_batch: 16,
+        }
+    }
+}
+
+/// How many random plies open a self-play game: `N` (every game) or `[MIN, MAX]` (each game
+/// draws its count uniformly), so that a run can train on odd positions without ever
+/// leaving out the initial one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "PliesSpec", into = "PliesSpec")]
+pub struct OpeningPlies {
+    /// Fewest random plies.
+    pub min: usize,
+    /// Most random plies.
+    pub max: usize,
+}
+
+impl OpeningPlies {
+    /// The same count for every game.
+    pub fn fixed(plies: usize) -> Self {
+        OpeningPlies {
+            min: plies,
+            max: plies,
+        }
+    }
+
+    /// One game's count (a fixed count draws nothing, so it leaves the seed's games as
+    /// they were).
+    pub fn draw(&self, rng: &mut impl rand::Rng) -> usize {
+        if self.min == self.max {
+            self.min
+        } else {
+            rng.random_range(self.min..=self.max)
+        }
+    }
+}
+
+/// The TOML forms of [`OpeningPlies`].
+#[derive(Serialize, Deserialize)]
+#[serde(untagged, expecting = "a number of plies or a range [MIN, MAX]")]
+enum PliesSpec {
+    Fixed(usize),
+    Range([usize; 2]),
+}
+
+impl TryFrom<PliesSpec> for OpeningPlies {
+    type Error = String;
+
+    fn try_from(spec: PliesSpec) -> Result<Self, String> {
+        match spec {
+            PliesSpec::Fixed(plies) => Ok(OpeningPlies::fixed(plies)),
+            PliesSpec::Range([min, max]) if min <= max => Ok(OpeningPlies { min, max }),
+            PliesSpec::Range([min, max]) => Err(format!(
+                "a range of plies runs from the fewer to the more, got [{min}, {max}]"
+            )),
+        }
+    }
+}
+
+impl From<OpeningPlies> for PliesSpec {
+    fn from(plies: OpeningPlies) -> Self {
+        if plies.min == plies.max {
+            PliesSpec::Fixed(plies.min)
+        } else {
+            PliesSpec::Range([plies.min, plies.max])
         }
     }
 }
@@ -562,6 +626,31 @@ mod tests {
         assert_eq!(config.search.c_puct, 2.0);
         assert_eq!(config.model.family, zerosum_nn::Family::Mlp);
         assert_eq!(config.seed, 9);
+    }
+
+    #[test]
+    fn random_opening_plies_are_a_number_or_a_range_written_back_as_given() {
+        let parse = |value: &str| {
+            RunConfig::from_toml("", &[format!("self_play.random_opening_plies={value}")])
+                .map(|c| c.self_play.random_opening_plies)
+        };
+        assert_eq!(parse("6").unwrap(), OpeningPlies::fixed(6));
+        let range = parse("[0, 12]").unwrap();
+        assert_eq!(range, OpeningPlies { min: 0, max: 12 });
+        let error = parse("[12, 0]").unwrap_err().to_string();
+        assert!(error.contains("from the fewer to the more"), "{error}");
+        for plies in [OpeningPlies::fixed(6), range] {
+            let config = RunConfig {
+                self_play: SelfPlayConfig {
+                    random_opening_plies: plies,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let text = toml::to_string(&config).unwrap();
+            let back = RunConfig::from_toml(&text, &[]).unwrap();
+            assert_eq!(back.self_play.random_opening_plies, plies, "{text}");
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::arena::{play_match_with_openings, MatchReport};
 use crate::checkpoints;
 use crate::config::{derive_seed, stream, ResolvedConfig};
 use crate::error::TrainError;
+use crate::layout;
 use crate::learner::{generation_records, Trainer};
 use crate::players::MctsAgent;
 use crate::sink::{Handler, Phase, Silent};
@@ -138,7 +139,7 @@ pub fn distill<G: Game>(
     let mut matches = Vec::new();
     let opponents = [
         (
-            format!("run gen-{last:04}"),
+            format!("run {}", layout::generation_name(last)),
             checkpoints::load(run, last, initial, device)?,
         ),
         ("window".to_string(), window_model),

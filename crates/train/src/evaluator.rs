@@ -16,6 +16,7 @@ use crate::checkpoints;
 use crate::config::{derive_seed, stream, RunConfig};
 use crate::error::TrainError;
 use crate::events;
+use crate::layout;
 use crate::metrics::EvalReport;
 use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
 use crate::sink::{Handler, Moment, Phase, Report, Sink};
@@ -61,7 +62,7 @@ impl<'a, G: Game> EvaluatorRole<'a, G> {
         let mut rng =
             SmallRng::seed_from_u64(derive_seed(self.config.seed, stream::EVALUATE, generation));
         let mut opponents = self.opponents(generation)?;
-        let mut me = self.agent(model, format!("gen-{generation:04}"))?;
+        let mut me = self.agent(model, layout::generation_name(generation))?;
         let total = opponents.len() * arena.games;
         progress.phase_started(generation, Phase::Evaluate, total as u64);
         let mut matches = Vec::with_capacity(opponents.len());
@@ -98,7 +99,7 @@ impl<'a, G: Game> EvaluatorRole<'a, G> {
             )?);
         }
         if let (true, Some(previous)) = (self.config.arena.previous, &self.previous) {
-            let name = format!("gen-{:04}", previous.meta().generation);
+            let name = layout::generation_name(previous.meta().generation);
             opponents.push(Box::new(self.agent(previous, name)?));
         }
         Ok(opponents)

@@ -16,6 +16,7 @@ use zerosum_nn::Model;
 use crate::arena::{play_match_with_openings, MatchReport};
 use crate::config::{derive_seed, stream, RunConfig};
 use crate::error::TrainError;
+use crate::layout;
 use crate::players::MctsAgent;
 
 /// Gating settings.
@@ -129,7 +130,7 @@ impl Gate {
                 config.arena.num_simulations,
             ))
         };
-        let mut me = agent(candidate, &format!("gen-{generation:04}"))?;
+        let mut me = agent(candidate, &layout::generation_name(generation))?;
         let mut opponents = vec![agent(&self.best, "best")?];
         if gating.best_two {
             if let Some(second) = &self.second {

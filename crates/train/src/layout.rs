@@ -42,9 +42,15 @@ pub const LEGACY_METRICS: &str = "metrics.jsonl";
 /// The version of this layout, in [`RUN`]; a role refuses a run of another.
 pub const FORMAT: u32 = 2;
 
+/// What generation `generation` is called in every name of the run and in what it prints:
+/// `gen-0005`.
+pub fn generation_name(generation: u64) -> String {
+    format!("gen-{generation:04}")
+}
+
 /// Checkpoint `generation`'s base name (add [`weights`] or [`sidecar`]).
 pub fn checkpoint(generation: u64) -> String {
-    format!("{CHECKPOINTS}/gen-{generation:04}")
+    format!("{CHECKPOINTS}/{}", generation_name(generation))
 }
 
 /// The weights object of checkpoint `base`.
@@ -74,7 +80,7 @@ pub fn json_generation(name: &str) -> Option<u64> {
 
 /// The folder of a synchronous generation's batches.
 pub fn generation_games(generation: u64) -> String {
-    format!("{GAMES}/gen-{generation:04}")
+    format!("{GAMES}/{}", generation_name(generation))
 }
 
 /// Batch `index` of a synchronous generation.
@@ -84,7 +90,7 @@ pub fn generation_batch(generation: u64, index: usize) -> String {
 
 /// The games file of a run written before batches (`games/gen-0005.jsonl`).
 pub fn legacy_games(generation: u64) -> String {
-    format!("{GAMES}/gen-{generation:04}.jsonl")
+    format!("{GAMES}/{}.jsonl", generation_name(generation))
 }
 
 /// Batch `index` of `actor`, played by checkpoint `checkpoint`.
@@ -104,13 +110,16 @@ pub fn batch_checkpoint(name: &str) -> Option<u64> {
 
 /// The list of actor batches generation `generation` of an asynchronous learner read.
 pub fn ingested(generation: u64) -> String {
-    format!("{INGESTED}/gen-{generation:04}.json")
+    format!("{INGESTED}/{}.json", generation_name(generation))
 }
 
 /// Event `kind` of `generation`; `order` sorts a generation's events as the loop makes
 /// them (self-play 1, learn 2, gate 3, evaluate 4, generation 5).
 pub fn event(generation: u64, order: u8, kind: &str) -> String {
-    format!("{METRICS}/gen-{generation:04}-{order}-{kind}.json")
+    format!(
+        "{METRICS}/{}-{order}-{kind}.json",
+        generation_name(generation)
+    )
 }
 
 #[cfg(test)]

@@ -369,7 +369,7 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         let Some((gate, promoted)) = self.gate.as_ref().filter(|_| cgzero) else {
             return Lineup::alone(self.generator(), games);
         };
-        let name = |generation: u64| format!("gen-{generation:04}");
+        let name = layout::generation_name;
         let before_second = &promoted[..promoted.len().saturating_sub(2)];
         let recent = &before_second[before_second
             .len()

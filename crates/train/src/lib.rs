@@ -63,7 +63,8 @@ pub use arena::{
     match_torch_threads, play_game, play_match, play_match_with_openings, MatchReport, Thinking,
 };
 pub use config::{
-    ArenaConfig, Mode, PlayConfig, ReplayConfig, ResolvedConfig, RunConfig, SelfPlayConfig,
+    ArenaConfig, Mode, OpeningPlies, PlayConfig, ReplayConfig, ResolvedConfig, RunConfig,
+    SelfPlayConfig,
 };
 pub use error::TrainError;
 pub use history::RunHistory;

@@ -494,8 +494,7 @@ pub fn build_agent<G: Game>(
                     reason: crate::shipped::none_for(&game.name()),
                 });
             };
-            let network =
-                crate::checkpoints::load_location(&model.base.to_string_lossy(), game, device)?;
+            let network = model.load(game, device)?;
             Box::new(MctsAgent::with_network(
                 format!("shipped:{}", model.name),
                 network,

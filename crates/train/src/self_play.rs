@@ -13,7 +13,7 @@ use zerosum_search::{
     simulate_step, EvalCache, Evaluator, Scratch, SearchConfig, SearchMode, Tree,
 };
 
-use crate::config::SelfPlayConfig;
+use crate::config::{OpeningPlies, SelfPlayConfig};
 use crate::record::{GameRecord, MoveStats};
 
 /// Counters of one self-play session.
@@ -334,7 +334,8 @@ fn new_game<G: Game>(
     };
     let mut position = initial.clone();
     let mut legal = Vec::new();
-    while slot.actions.len() < config.random_opening_plies && !position.is_terminal() {
+    let opening_plies = config.random_opening_plies.draw(rng);
+    while slot.actions.len() < opening_plies && !position.is_terminal() {
         position.legal_actions(&mut legal);
         let action = legal[rng.random_range(0..legal.len())];
         position.apply(action);
@@ -349,7 +350,7 @@ fn new_game<G: Game>(
             seats,
             search,
             &SelfPlayConfig {
-                random_opening_plies: 0,
+                random_opening_plies: OpeningPlies::fixed(0),
                 ..config.clone()
             },
             rng,
@@ -562,7 +563,7 @@ mod tests {
         };
         let config = SelfPlayConfig {
             batch_games: 4,
-            random_opening_plies: 3,
+            random_opening_plies: OpeningPlies::fixed(3),
             ..Default::default()
         };
         let (records, _) = play(&search, &config, 12, 8);
@@ -574,5 +575,30 @@ mod tests {
         let openings: std::collections::HashSet<&[Action]> =
             records.iter().map(|r| &r.actions[..3]).collect();
         assert!(openings.len() > 1, "every game opened the same way");
+    }
+
+    #[test]
+    fn a_range_of_opening_plies_gives_each_game_its_own_count() {
+        let search = SearchConfig {
+            num_simulations: 8,
+            ..Default::default()
+        };
+        let config = SelfPlayConfig {
+            batch_games: 8,
+            random_opening_plies: OpeningPlies { min: 0, max: 3 },
+            ..Default::default()
+        };
+        let (records, _) = play(&search, &config, 40, 8);
+        let mut counts = std::collections::BTreeSet::new();
+        for record in &records {
+            let random = record.stats.iter().take_while(|s| s.is_none()).count();
+            assert!(random <= 3, "{record:?}");
+            assert!(
+                record.stats[random..].iter().all(Option::is_some),
+                "{record:?}"
+            );
+            counts.insert(random);
+        }
+        assert_eq!(counts.len(), 4, "opening lengths seen: {counts:?}");
     }
 }

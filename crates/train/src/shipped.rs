@@ -9,7 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use zerosum_nn::CheckpointMeta;
+use zerosum_games::registry::parse_game;
+use zerosum_games::{with_game, Game};
+use zerosum_nn::{CheckpointMeta, Device, Model};
 
 use crate::error::TrainError;
 
@@ -66,6 +68,34 @@ impl ShippedModel {
     /// Generations of training across its lineage.
     pub fn generations(&self) -> u64 {
         self.meta.lineage.iter().map(|a| a.generation).sum::<u64>() + self.meta.generation
+    }
+
+    /// Says that it plays the game named `game`, and what it was trained on where that is
+    /// another game: `the shipped model go-9x9 (trained on go:size=9,komi=7.5,...) plays ...`.
+    pub fn plays(&self, game: &str) -> String {
+        let trained_on = if self.game == game {
+            String::new()
+        } else {
+            format!(" (trained on {})", self.game)
+        };
+        format!("the shipped model {}{trained_on} plays {game}", self.name)
+    }
+
+    /// Its network, to play `game`: its own game, or one [`for_game`] found on the same
+    /// board under other scoring or length parameters, which the network is read as.
+    pub fn load<G: Game>(&self, game: &G, device: Device) -> Result<Model, TrainError> {
+        let mut found = crate::checkpoints::locate(&self.base.to_string_lossy())?;
+        if self.game != game.name() {
+            let mut meta = self.meta.clone();
+            meta.game = game.name();
+            found.bytes.meta = serde_json::to_vec(&meta).expect("metadata serialises");
+        }
+        Ok(Model::from_bytes(
+            &found.bytes,
+            game,
+            device,
+            Path::new(&found.origin),
+        )?)
     }
 }
 
@@ -137,9 +167,43 @@ pub fn list() -> Result<Vec<ShippedModel>, TrainError> {
     list_in(&models_dir())
 }
 
-/// The shipped model for the game named `game` (its full registry name), if any.
+/// Parameters that change how a game is scored or how long it may last, not how it is
+/// played on its board: a model trained under other values of these plays it too.
+const SCORING_PARAMETERS: &[&str] = &["komi", "max_moves", "max_plies", "max_turns"];
+
+/// The shipped model that plays the game named `game` (its full registry name): the one
+/// for its exact parameters, else one of the same game and board that differs only in
+/// [`SCORING_PARAMETERS`] (Go's komi, say), so that a front end asked for another komi
+/// keeps a network ([`ShippedModel::load`] reads it as the game asked for).
 pub fn for_game(game: &str) -> Result<Option<ShippedModel>, TrainError> {
-    Ok(list()?.into_iter().find(|model| model.game == game))
+    let models = list()?;
+    if let Some(model) = models.iter().find(|model| model.game == game) {
+        return Ok(Some(model.clone()));
+    }
+    // The short name, the shapes, and the parameters but the scoring ones.
+    let board = |spec: &str| {
+        parse_game(spec).ok().map(|any| {
+            let shapes = with_game!(&any, g => (g.num_actions(), g.obs_shape()));
+            let name = any.name();
+            let scoring = |param: &&str| {
+                SCORING_PARAMETERS.contains(&param.split('=').next().unwrap_or_default())
+            };
+            let rules: Vec<String> = name
+                .split_once(':')
+                .map_or("", |(_, params)| params)
+                .split(',')
+                .filter(|param| !param.is_empty() && !scoring(param))
+                .map(str::to_string)
+                .collect();
+            (any.short_name(), shapes, rules)
+        })
+    };
+    let Some(wanted) = board(game) else {
+        return Ok(None);
+    };
+    Ok(models
+        .into_iter()
+        .find(|model| board(&model.game).as_ref() == Some(&wanted)))
 }
 
 /// The words for a game that no model is shipped for.
@@ -178,6 +242,7 @@ pub fn add(location: &str, dir: &Path, name: &str) -> Result<CheckpointMeta, Tra
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zerosum_games::registry::FromAnyGame;
 
     /// Every shipped model is listed with its files, for a game the registry knows, and
     /// loads as a network for that game.
@@ -203,6 +268,28 @@ mod tests {
             assert!(model.bytes <= 5 << 20, "{} is over 5 MB", model.name);
             assert!(model.sims > 0);
         }
+    }
+
+    #[test]
+    fn a_board_without_a_model_of_its_own_parameters_gets_one_of_its_shape() {
+        let model_for = |spec: &str| {
+            let game = parse_game(spec).unwrap().name();
+            for_game(&game).unwrap().map(|model| model.name)
+        };
+        assert_eq!(model_for("go:size=5").as_deref(), Some("go-5x5"));
+        assert_eq!(model_for("go:size=5,komi=7.5").as_deref(), Some("go-5x5"));
+        assert_eq!(model_for("go:size=9,komi=0.5").as_deref(), Some("go-9x9"));
+        assert_eq!(model_for("go:size=7"), None);
+        // Other rules on the same board are another game.
+        assert_eq!(model_for("connect4:k=5"), None);
+        assert_eq!(model_for("oware:repetition=true"), None);
+        assert_eq!(model_for("chess:max_plies=300").as_deref(), Some("chess"));
+        // The model found is read as the game asked for.
+        let game = zerosum_games::go::Go::from_any(parse_game("go:size=9").unwrap()).unwrap();
+        let model = for_game(&game.name()).unwrap().unwrap();
+        model
+            .load(&game, Device::Cpu)
+            .expect("go-9x9 plays 9x9 at komi 0.5");
     }
 
     #[test]

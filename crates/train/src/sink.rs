@@ -12,6 +12,7 @@ use crate::actor::ActorEvent;
 use crate::error::TrainError;
 use crate::gating::GateReport;
 use crate::ladder::LadderReport;
+use crate::layout;
 use crate::metrics::{EvalReport, LearnerReport, SelfPlayReport};
 
 /// A stretch of work that reports progress as it goes.
@@ -188,7 +189,10 @@ fn self_play_line(report: &SelfPlayReport) -> String {
 
 fn actor_line(event: &ActorEvent) -> String {
     match event {
-        ActorEvent::Loaded { generation } => format!("playing with checkpoint gen-{generation:04}"),
+        ActorEvent::Loaded { generation } => format!(
+            "playing with checkpoint {}",
+            layout::generation_name(*generation)
+        ),
         ActorEvent::Batch {
             name,
             games,

@@ -121,6 +121,12 @@ pub struct Chosen {
 }
 
 impl Chosen {
+    /// Whether the player is the one picked for the user who named none, which a front end
+    /// picks again for another game ([`default_player`]).
+    pub fn is_default(&self) -> bool {
+        self.note.is_some()
+    }
+
     /// Says on stderr which player was picked, where the user named none: call it once
     /// the player is built, so that a failure is the only line.
     pub fn announce(&self) {
@@ -177,33 +183,40 @@ impl AgentArgs {
                 note: None,
             });
         }
-        Ok(match zerosum_train::shipped::for_game(game)? {
-            Some(model) => {
-                let sims = self.sims.unwrap_or(model.sims);
-                let label = format!("the shipped model {}", model.name);
-                Chosen {
-                    spec: PlayerSpec::Shipped { sims: Some(sims) },
-                    sims,
-                    note: Some(format!(
-                        "{label} plays {game}, {sims} simulations a move (--agent mcts:{DEFAULT_ROLLOUT_SIMS} for plain MCTS)"
-                    )),
-                    label,
-                }
-            }
-            None => {
-                let sims = self.sims.unwrap_or(DEFAULT_ROLLOUT_SIMS);
-                Chosen {
-                    spec: PlayerSpec::Mcts { sims },
-                    sims,
-                    label: "rollout MCTS".to_string(),
-                    note: Some(format!(
-                        "{}: rollout MCTS plays, mcts:{sims}",
-                        zerosum_train::shipped::none_for(game)
-                    )),
-                }
-            }
-        })
+        default_player(game, self.sims)
     }
+}
+
+/// The player a front end puts up where the user named none: the model shipped for `game`
+/// (at its own simulations, or `sims`), else rollout MCTS; [`Chosen::announce`] says which.
+pub fn default_player(game: &str, sims: Option<usize>) -> Result<Chosen> {
+    use zerosum_train::PlayerSpec;
+    Ok(match zerosum_train::shipped::for_game(game)? {
+        Some(model) => {
+            let sims = sims.unwrap_or(model.sims);
+            Chosen {
+                spec: PlayerSpec::Shipped { sims: Some(sims) },
+                sims,
+                note: Some(format!(
+                    "{}, {sims} simulations a move (--agent mcts:{DEFAULT_ROLLOUT_SIMS} for plain MCTS)",
+                    model.plays(game)
+                )),
+                label: format!("the shipped model {}", model.name),
+            }
+        }
+        None => {
+            let sims = sims.unwrap_or(DEFAULT_ROLLOUT_SIMS);
+            Chosen {
+                spec: PlayerSpec::Mcts { sims },
+                sims,
+                label: "rollout MCTS".to_string(),
+                note: Some(format!(
+                    "{}: rollout MCTS plays, mcts:{sims}",
+                    zerosum_train::shipped::none_for(game)
+                )),
+            }
+        }
+    })
 }
 
 /// The simulations of the model shipped for `game`.

@@ -51,34 +51,27 @@ pub fn run(mut args: Args) -> Result<()> {
         None => zerosum_train::shipped::for_game(&initial.name())?,
     };
     // Which network plays, and what to say about it once it has loaded.
-    let (network, note) = match (&args.checkpoint, &shipped) {
-        (Some(path), _) => (Some(path.clone()), None),
+    let device = parse_device(&config.device)?;
+    let (evaluator, note): (Box<dyn Evaluator<_> + Send>, _) = match (&args.checkpoint, &shipped) {
+        (Some(path), _) => {
+            let model = zerosum_train::checkpoints::load_location(
+                &path.to_string_lossy(),
+                &initial,
+                device,
+            )?;
+            (Box::new(NetEvaluator::new(model, &initial)), None)
+        }
         (None, Some(model)) => (
-            Some(model.base.clone()),
-            Some(format!(
-                "the shipped model {} plays {}",
-                model.name,
-                initial.name()
-            )),
+            Box::new(NetEvaluator::new(model.load(&initial, device)?, &initial)),
+            Some(model.plays(&initial.name())),
         ),
         (None, None) => (
-            None,
+            Box::new(RolloutEvaluator::new(config.seed, 1)),
             Some(format!(
                 "{}: rollout MCTS plays",
                 zerosum_train::shipped::none_for(&initial.name())
             )),
         ),
-    };
-    let evaluator: Box<dyn Evaluator<_> + Send> = match network {
-        Some(path) => {
-            let model = zerosum_train::checkpoints::load_location(
-                &path.to_string_lossy(),
-                &initial,
-                parse_device(&config.device)?,
-            )?;
-            Box::new(NetEvaluator::new(model, &initial))
-        }
-        None => Box::new(RolloutEvaluator::new(config.seed, 1)),
     };
     if let Some(note) = note {
         eprintln!("note: {note}");

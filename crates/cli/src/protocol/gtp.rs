@@ -47,6 +47,10 @@ pub fn registry_rebuild<G: Game + FromAnyGame>() -> Rebuild<G> {
     })
 }
 
+/// Picks the player for the game a `boardsize` or `komi` made: `Ok(Some(player))` replaces
+/// the one playing, `Ok(None)` keeps it.
+pub type Repick<G> = Box<dyn FnMut(&G) -> Result<Option<Box<dyn Agent<G>>>, String>>;
+
 /// The game, its history and the player behind the protocol.
 pub struct GtpEngine<G: Game> {
     initial: G,
@@ -58,6 +62,7 @@ pub struct GtpEngine<G: Game> {
     rng: SmallRng,
     komi: f32,
     rebuild: Option<Rebuild<G>>,
+    repick: Option<Repick<G>>,
 }
 
 fn parse_colour(text: &str) -> Result<Player, String> {
@@ -79,6 +84,7 @@ impl<G: Game> GtpEngine<G> {
             rng,
             komi: 0.0,
             rebuild: None,
+            repick: None,
         }
     }
 
@@ -89,7 +95,15 @@ impl<G: Game> GtpEngine<G> {
         self
     }
 
-    /// Starts over from `initial`, replaying `actions` (all must be legal there).
+    /// Lets the game a `boardsize` or `komi` rebuilt bring its own player (the model
+    /// shipped for that board, say) through `repick`.
+    pub fn with_repick(mut self, repick: Repick<G>) -> GtpEngine<G> {
+        self.repick = Some(repick);
+        self
+    }
+
+    /// Starts over from `initial`, replaying `actions` (all must be legal there), with the
+    /// player [`Repick`] picks for it.
     fn restart(&mut self, initial: G, actions: &[Action]) -> Result<(), String> {
         let mut history = vec![initial.clone()];
         for &action in actions {
@@ -99,6 +113,11 @@ impl<G: Game> GtpEngine<G> {
                 .clone();
             next.try_apply(action).map_err(|e| e.to_string())?;
             history.push(next);
+        }
+        if let Some(repick) = &mut self.repick {
+            if let Some(agent) = repick(&initial)? {
+                self.agent = agent;
+            }
         }
         self.initial = initial;
         self.history = history;
@@ -388,19 +407,24 @@ mod tests {
         assert_eq!(replies[10], "=2");
     }
 
-    fn go_session(script: &str) -> Vec<String> {
+    /// A 5x5 Go engine with rollout MCTS that `boardsize` and `komi` rebuild.
+    fn go_engine() -> GtpEngine<zerosum_games::go::Go> {
         let agent = MctsAgent::new(
             "mcts:20".into(),
             Box::new(zerosum_search::RolloutEvaluator::new(1, 1)),
             SearchConfig::default(),
             20,
         );
-        let mut engine = GtpEngine::new(
+        GtpEngine::new(
             zerosum_games::go::Go::new(),
             Box::new(agent),
             SmallRng::seed_from_u64(1),
         )
-        .with_rebuild(registry_rebuild());
+        .with_rebuild(registry_rebuild())
+    }
+
+    fn go_session(script: &str) -> Vec<String> {
+        let mut engine = go_engine();
         let mut out = Vec::new();
         run_loop(
             &mut engine,
@@ -484,6 +508,41 @@ mod tests {
         assert_eq!(replies[12], "=");
         assert_eq!(replies[13], "= go:size=5,komi=24.5,max_moves=50");
         assert!(replies[14].starts_with("? "), "{}", replies[14]);
+    }
+
+    /// A rebuilt game asks the repick hook for its player: a new one plays from then on,
+    /// and a refusal leaves the board and the player as they were.
+    #[test]
+    fn boardsize_repicks_the_player_and_a_refusal_keeps_the_board() {
+        use std::sync::{Arc, Mutex};
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let heard = Arc::clone(&asked);
+        let mut engine = go_engine().with_repick(Box::new(move |game: &zerosum_games::go::Go| {
+            let name = game.name();
+            heard.lock().unwrap().push(name.clone());
+            match name.starts_with("go:size=7") {
+                true => Err("no player for 7x7".to_string()),
+                false => Ok(Some(Box::new(zerosum_train::players::RandomAgent) as Box<_>)),
+            }
+        }));
+        let mut reply = |line: &str| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            engine.handle(words[0], &words[1..])
+        };
+        assert_eq!(reply("boardsize 9"), Ok(String::new()));
+        assert_eq!(reply("boardsize 7"), Err("no player for 7x7".to_string()));
+        assert_eq!(
+            reply("gogui-rules_game_id"),
+            Ok("go:size=9,komi=0.5,max_moves=162".to_string())
+        );
+        assert!(reply("genmove b").is_ok());
+        assert_eq!(
+            *asked.lock().unwrap(),
+            [
+                "go:size=9,komi=0.5,max_moves=162",
+                "go:size=7,komi=0.5,max_moves=98"
+            ]
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ use crate::arena::{match_torch_threads, play_match_with_openings, MatchReport};
 use crate::config::RunConfig;
 use crate::error::TrainError;
 use crate::history::RunHistory;
+use crate::layout;
 use crate::players::{build_agent, PlayerSpec};
 use crate::sink::{Handler, Moment, Phase, Report};
 use crate::store::RunStore;
@@ -125,7 +126,7 @@ pub fn ladder_players(
     let mut checkpoints: Vec<LadderPlayer> = Vec::new();
     let mut bases: Vec<String> = crate::checkpoints::generations(store)?
         .into_iter()
-        .map(crate::layout::checkpoint)
+        .map(layout::checkpoint)
         .collect();
     // A run written before pointers kept its newest network as checkpoints/latest.*.
     bases.push("checkpoints/latest".to_string());
@@ -136,7 +137,7 @@ pub fn ladder_players(
         let path = PathBuf::from(store.display(&base));
         let meta: zerosum_nn::CheckpointMeta =
             serde_json::from_slice(&bytes.meta).map_err(|e| TrainError::Store {
-                location: store.display(&crate::layout::sidecar(&base)),
+                location: store.display(&layout::sidecar(&base)),
                 reason: e.to_string(),
             })?;
         if checkpoints
@@ -146,7 +147,7 @@ pub fn ladder_players(
             continue;
         }
         checkpoints.push(LadderPlayer {
-            name: format!("gen-{:04}", meta.generation),
+            name: layout::generation_name(meta.generation),
             spec: PlayerSpec::Checkpoint { path, sims: None },
             generation: Some(meta.generation),
             step: Some(meta.step),
@@ -349,9 +350,9 @@ mod tests {
 
     fn checkpoint(generation: u64) -> LadderPlayer {
         LadderPlayer {
-            name: format!("gen-{generation:04}"),
+            name: layout::generation_name(generation),
             spec: PlayerSpec::Checkpoint {
-                path: format!("gen-{generation:04}").into(),
+                path: layout::generation_name(generation).into(),
                 sims: None,
             },
             generation: Some(generation),
