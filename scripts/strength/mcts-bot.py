@@ -15,23 +15,22 @@ and gomoku:size=9 (`gomoku(size=N)`).
 """
 
 import argparse
-import datetime
-import math
 import random
 import sys
 import time
 
-try:
-    import pyspiel
-    import zerosum
-except ImportError as missing:
-    sys.exit(f"error: {missing.name} is not installed: run ./scripts/setup.sh and use .venv/bin/python")
+import openspiel_bot
+import pyspiel
+import zerosum
 
 
 def openspiel_game(name: str):
     """zerosum's game `name`, OpenSpiel's version of it, and a function that writes a zerosum
     move in OpenSpiel's notation."""
-    game = zerosum.load_game(name)
+    try:
+        game = zerosum.load_game(name)
+    except zerosum.GameError as error:
+        sys.exit(f"error: {error}")
     full = game.name
     if full.startswith("oware"):
         return game, pyspiel.load_game("oware"), lambda text: text  # A-F, a-f in both
@@ -47,16 +46,6 @@ def openspiel_game(name: str):
     sys.exit(f"error: {name}: no OpenSpiel counterpart here (oware, gomoku, gomoku:size=9)")
 
 
-def wilson_interval(share: float, n: int) -> tuple[float, float]:
-    """The 95% Wilson score interval, as zerosum's own matches report it (arena.rs)."""
-    z2 = 1.96**2
-    center = (share + z2 / (2 * n)) / (1 + z2 / n)
-    half = math.sqrt(z2 * (share * (1 - share) / n + z2 / (4 * n * n))) / (1 + z2 / n)
-    low = 0.0 if share <= 0 else max(0.0, center - half)
-    high = 1.0 if share >= 1 else min(1.0, center + half)
-    return low, high
-
-
 def translated(source, target, action, translate, forward: bool):
     """The legal action of `target` that is `source`'s `action`, through the notation."""
     text = source.action_to_string(source.current_player(), action)
@@ -68,38 +57,50 @@ def translated(source, target, action, translate, forward: bool):
     raise RuntimeError(f"no legal move {text!r} on the other board:\n{target}")
 
 
+def play(boards, agent, bot, opening, zerosum_seat, rng, times):
+    """One game on both boards in step from `opening`, zerosum in `zerosum_seat`: zerosum's
+    score, and whether OpenSpiel's rules ended it first. Adds each side's thinking time to
+    `times`."""
+    zgame, ogame, translate = boards
+    zstate, ostate = zgame.new_initial_state(), ogame.new_initial_state()
+    bot.restart()
+    apart = False
+    for action in opening + [None] * 10_000:
+        if zstate.is_terminal():
+            break
+        if action is None:
+            side = "zerosum" if zstate.current_player() == zerosum_seat else "bot"
+            clock = time.perf_counter()
+            if side == "zerosum":
+                action = agent.choose(zstate)
+            elif ostate.is_terminal():
+                apart = True  # OpenSpiel's rules ended the game: the bot moves at random
+                action = rng.choice(zstate.legal_actions())
+            else:
+                action = translated(ostate, zstate, bot.step(ostate), translate, False)
+            times[side][0] += time.perf_counter() - clock
+            times[side][1] += 1
+        if not ostate.is_terminal():
+            ostate.apply_action(translated(zstate, ostate, action, translate, True))
+        zstate.apply_action(action)
+    return (zstate.returns()[zerosum_seat] + 1) / 2, apart
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game", help="a zerosum game: oware, gomoku, gomoku:size=9")
-    parser.add_argument("checkpoint", help="a run, checkpoints/latest, models/NAME")
-    parser.add_argument("--simulations", type=int, default=None, help="zerosum's per move")
-    parser.add_argument("--bot-simulations", type=int, default=10000, help="MCTSBot's per move")
-    parser.add_argument("--uct-c", type=float, default=2.0, help="MCTSBot's exploration constant")
-    parser.add_argument("--games", type=int, default=100, help="an even number")
+    openspiel_bot.add_arguments(parser, bot_simulations=10000)
     parser.add_argument("--opening-plies", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    if args.games < 2 or args.games % 2 or args.bot_simulations < 1 or (args.simulations or 1) < 1:
-        sys.exit("error: games must be even and at least 2, simulations at least 1")
-    zgame, ogame, translate = openspiel_game(args.game)
-    try:
-        agent = zerosum.Agent(zgame.name, checkpoint=args.checkpoint, simulations=args.simulations)
-    except zerosum.GameError as error:
-        sys.exit(f"error: {error}")
-    bot = pyspiel.MCTSBot(
-        ogame,
-        pyspiel.RandomRolloutEvaluator(1, args.seed),
-        args.uct_c,
-        args.bot_simulations,
-        1000,  # max_memory_mb
-        True,  # solve
-        args.seed,
-        False,
-    )
+    openspiel_bot.check_counts(args, even_games=True)
+    boards = openspiel_game(args.game)
+    zgame, ogame, _ = boards
+    agent = openspiel_bot.agent(zgame.name, args)
+    bot = openspiel_bot.mcts_bot(ogame, args)
     rng = random.Random(args.seed)
     scores, parted, times = [], 0, {"zerosum": [0.0, 0], "bot": [0.0, 0]}
     started = time.time()
-    for pair in range(args.games // 2):
+    for _ in range(args.games // 2):
         opening = []
         state = zgame.new_initial_state()
         for _ in range(args.opening_plies):
@@ -108,52 +109,27 @@ def main() -> None:
             opening.append(rng.choice(state.legal_actions()))
             state.apply_action(opening[-1])
         for zerosum_seat in (0, 1):
-            zstate, ostate = zgame.new_initial_state(), ogame.new_initial_state()
-            bot.restart()
-            apart = False
-            for action in opening + [None] * 10_000:
-                if zstate.is_terminal():
-                    break
-                if action is None:
-                    side = "zerosum" if zstate.current_player() == zerosum_seat else "bot"
-                    clock = time.perf_counter()
-                    if side == "zerosum":
-                        action = agent.choose(zstate)
-                    elif ostate.is_terminal():
-                        apart = True  # OpenSpiel's rules ended the game: the bot moves at random
-                        action = rng.choice(zstate.legal_actions())
-                    else:
-                        action = translated(ostate, zstate, bot.step(ostate), translate, False)
-                    times[side][0] += time.perf_counter() - clock
-                    times[side][1] += 1
-                if not ostate.is_terminal():
-                    ostate.apply_action(translated(zstate, ostate, action, translate, True))
-                zstate.apply_action(action)
+            score, apart = play(boards, agent, bot, opening, zerosum_seat, rng, times)
+            scores.append(score)
             parted += apart
-            scores.append((zstate.returns()[zerosum_seat] + 1) / 2)
         done = len(scores)
         print(f"\r{done}/{args.games} games, score {100 * sum(scores) / done:.1f}%", end="", file=sys.stderr)
     print(file=sys.stderr)
     n = len(scores)
-    mean = sum(scores) / n
-    low, high = wilson_interval(mean, n)
     wins, draws = sum(s == 1 for s in scores), sum(s == 0.5 for s in scores)
-    losses = n - wins - draws
     ms = {side: 1000 * t / max(k, 1) for side, (t, k) in times.items()}
-    net = zerosum.load_checkpoint(args.checkpoint)
-    minutes = (time.time() - started) / 60
-    print(
-        f"{agent.name} ({net.meta['game']}, generation {net.meta['generation']}) vs MCTSBot"
-        f"({args.bot_simulations}): {wins}-{draws}-{losses} in {n} games, score {100 * mean:.1f}% "
-        f"[{100 * low:.1f}, {100 * high:.1f}], {ms['zerosum']:.0f} ms against {ms['bot']:.0f} ms a move, "
-        f"{parted} games where OpenSpiel's rules ended first, {minutes:.1f} minutes"
-    )
-    print(
-        f"| {zgame.name} | {args.checkpoint}, {args.simulations or 'its'} sims | MCTSBot, "
-        f"{args.bot_simulations} sims, uct_c {args.uct_c} | {n} | {wins}-{draws}-{losses} | "
-        f"{100 * mean:.1f}% [{100 * low:.1f}, {100 * high:.1f}] | {ms['zerosum']:.0f} / "
-        f"{ms['bot']:.0f} ms | {datetime.date.today()} | {net.sha256[:12]} |"
-    )
+    result = {
+        "games": n,
+        "wins": wins,
+        "draws": draws,
+        "losses": n - wins - draws,
+        "score": sum(scores) / n,
+        "score_interval": zerosum.wilson_interval(sum(scores) / n, n),
+        "ms_per_move": ms["zerosum"],
+        "opponent_ms_per_move": ms["bot"],
+    }
+    extra = f", {parted} games where OpenSpiel's rules ended first"
+    openspiel_bot.report(zgame.name, agent, args, result, (time.time() - started) / 60, extra)
 
 
 if __name__ == "__main__":

@@ -196,7 +196,7 @@ game_table! {
             })
         },
         config: "go.toml",
-        variants: [],
+        variants: ["go:size=9,komi=7.5,max_moves=162" => "go-9x9.toml"],
     },
     /// `pushfight[:max_plies=N]`
     PushFight(PushFight) {
@@ -538,6 +538,13 @@ mod tests {
         assert_eq!(
             default_config("gomoku:size=11").unwrap(),
             default_config("gomoku").unwrap()
+        );
+        let go_nine = default_config("go:size=9,komi=7.5").unwrap();
+        assert!(go_nine.contains("game = \"go:size=9,komi=7.5\""));
+        assert_eq!(
+            default_config("go:size=9").unwrap(),
+            default_config("go").unwrap(),
+            "the 9x9 recipe is for komi 7.5"
         );
         assert!(default_config("chezz").is_err());
     }

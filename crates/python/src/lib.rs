@@ -316,6 +316,7 @@ fn _zerosum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_class::<players::PyAgent>()?;
     m.add_function(wrap_pyfunction!(players::arena, m)?)?;
+    m.add_function(wrap_pyfunction!(players::wilson_interval, m)?)?;
     m.add_function(wrap_pyfunction!(players::read_checkpoint, m)?)?;
     Ok(())
 }

@@ -189,8 +189,8 @@ fn by_action<'py, T: for<'a> IntoPyObject<'a>>(
     Ok(dict)
 }
 
-/// A player for any game zerosum plays: a trained checkpoint searched with MCTS, or
-/// rollout MCTS (`mcts:N`) when no checkpoint is named.
+/// A player for any game zerosum plays: a trained checkpoint or the game's shipped model
+/// searched with MCTS, or rollout MCTS (`mcts:N`) when no checkpoint is named.
 #[pyclass(name = "Agent", module = "zerosum", unsendable)]
 pub struct PyAgent {
     seat: Box<dyn Searcher>,
@@ -201,8 +201,10 @@ pub struct PyAgent {
 #[pymethods]
 impl PyAgent {
     /// `game` as `zerosum.train` takes it; `checkpoint` a checkpoint, a run or a URL of
-    /// either (as `zerosum play --checkpoint`); `simulations` per move, by default the
-    /// game config's `play.num_simulations` with a checkpoint and 1,000 without.
+    /// either (as `zerosum play --checkpoint`), or `"shipped"` for the game's model in
+    /// models/; `simulations` per move, by default the game config's
+    /// `play.num_simulations` with a checkpoint, the shipped model's own count, and 1,000
+    /// (rollout MCTS) without.
     #[new]
     #[pyo3(signature = (game, checkpoint = None, simulations = None, seed = 1))]
     fn new(
@@ -263,6 +265,9 @@ impl PyAgent {
     }
 }
 
+/// The `checkpoint` that names the game's shipped model (models/, `zerosum models`).
+const SHIPPED: &str = "shipped";
+
 /// The seat of an agent of `game` and its name.
 fn seat<G: Game>(
     game: &G,
@@ -272,21 +277,49 @@ fn seat<G: Game>(
     simulations: Option<usize>,
     seed: u64,
 ) -> PyResult<(Box<dyn Searcher>, String)> {
-    let (agent, network) = match checkpoint {
-        Some(location) => {
-            let device = parse_device(&config.device).map_err(game_error)?;
-            let model = checkpoints::load_location(location, game, device).map_err(game_error)?;
-            let copy = model.try_clone().map_err(game_error)?;
-            let sims = simulations.unwrap_or(config.play_simulations());
-            let name = format!("checkpoint:{location}");
-            let agent = MctsAgent::with_network(name, model, game, config.search.clone(), sims);
-            (agent, Some(NetEvaluator::new(copy, game)))
+    let device = || parse_device(&config.device).map_err(game_error);
+    let (name, model, sims) = match checkpoint {
+        Some(SHIPPED) => {
+            let Some(shipped) =
+                zerosum_train::shipped::for_game(&game.name()).map_err(game_error)?
+            else {
+                let none = zerosum_train::shipped::none_for(&game.name());
+                return Err(GameError::new_err(none));
+            };
+            let model = shipped.load(game, device()?).map_err(game_error)?;
+            (format!("shipped:{}", shipped.name), model, shipped.sims)
         }
-        None => (
-            rollout_agent(simulations.unwrap_or(DEFAULT_ROLLOUT_SIMS), seed),
-            None,
-        ),
+        Some(location) => {
+            let model =
+                checkpoints::load_location(location, game, device()?).map_err(game_error)?;
+            let name = format!("checkpoint:{location}");
+            (name, model, config.play_simulations())
+        }
+        None => {
+            let sims = simulations.unwrap_or(DEFAULT_ROLLOUT_SIMS);
+            return Ok(seated(rollout_agent(sims, seed), None, game, foreign, seed));
+        }
     };
+    let copy = model.try_clone().map_err(game_error)?;
+    let sims = simulations.unwrap_or(sims);
+    let agent = MctsAgent::with_network(name, model, game, config.search.clone(), sims);
+    Ok(seated(
+        agent,
+        Some(NetEvaluator::new(copy, game)),
+        game,
+        foreign,
+        seed,
+    ))
+}
+
+/// The seat of `agent` and its name.
+fn seated<G: Game>(
+    agent: MctsAgent<G>,
+    network: Option<NetEvaluator<G>>,
+    game: &G,
+    foreign: Option<Arc<Rules>>,
+    seed: u64,
+) -> (Box<dyn Searcher>, String) {
     let name = agent.name();
     let seat = Seat {
         agent,
@@ -295,7 +328,7 @@ fn seat<G: Game>(
         foreign,
         rng: SmallRng::seed_from_u64(seed),
     };
-    Ok((Box::new(seat), name))
+    (Box::new(seat), name)
 }
 
 /// A Python callable `state -> action` as a player.
@@ -446,6 +479,13 @@ pub fn arena<'py>(
         play(g, &mut sides, &schedule, foreign)?
     });
     report_dict(a.py(), &report)
+}
+
+/// The 95% Wilson score interval of a share observed over `n` trials, as `arena`'s
+/// `score_interval`.
+#[pyfunction]
+pub fn wilson_interval(share: f64, n: usize) -> (f64, f64) {
+    zerosum_train::arena::wilson_interval(share, n)
 }
 
 /// How an arena match is played.

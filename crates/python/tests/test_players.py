@@ -140,6 +140,27 @@ def test_arena_plays_specs_agents_and_callables():
     assert result["b"] == "first_legal" and result["wins"] == 4
 
 
+def test_the_shipped_model_plays_as_an_agent_and_as_a_spec():
+    state = zerosum.load_game("tictactoe").new_initial_state()
+    for action in [0, 4, 8]:
+        state.apply_action(action)
+    agent = zerosum.Agent("tictactoe", checkpoint="shipped", simulations=50)
+    assert agent.name == "shipped:tictactoe"
+    assert agent.choose(state) in (1, 3, 5, 7), "o must take an edge, or x forks"
+    logits, _ = agent.evaluate(state)
+    assert len(logits) == 9, "the shipped agent has its network"
+    result = zerosum.arena("shipped:sims=50", "random", "tictactoe", games=4, seed=3)
+    assert result["a"] == "shipped:tictactoe" and result["losses"] == 0, result
+
+
+def test_wilson_interval_is_the_arenas():
+    result = zerosum.arena("mcts:200", "random", "tictactoe", games=6, seed=2)
+    interval = zerosum.wilson_interval(result["score"], result["games"])
+    assert interval == pytest.approx(result["score_interval"])
+    low, high = zerosum.wilson_interval(1.0, 40)
+    assert high == 1.0 and 0.91 < low < 0.92, "40 of 40: [91.2%, 100%]"
+
+
 def test_an_openspiel_agent_meets_openspiels_own_mcts_bot():
     pyspiel = pytest.importorskip("pyspiel")
     game = pyspiel.load_game("tic_tac_toe")
@@ -158,6 +179,7 @@ class Illegal:
     [
         (lambda: zerosum.Agent("tictactoe", simulations=0), zerosum.GameError, "at least 1"),
         (lambda: zerosum.Agent("tictactoe", checkpoint="/no/such/run"), zerosum.GameError, "no checkpoint there"),
+        (lambda: zerosum.Agent("connect4:k=5", checkpoint="shipped"), zerosum.GameError, "no model is shipped for connect4"),
         (lambda: zerosum.load_checkpoint("/no/such/run"), zerosum.GameError, "no checkpoint there"),
         (lambda: zerosum.arena("mcts:x", "random", "tictactoe"), zerosum.GameError, "mcts:x"),
         (lambda: zerosum.arena(42, "random", "tictactoe"), zerosum.GameError, "not a player"),

@@ -318,8 +318,25 @@ mod tests {
     }
 
     #[test]
-    fn gomoku_9x9_has_a_default_of_its_own() {
+    fn gomoku_9x9_and_go_9x9_have_defaults_of_their_own() {
         assert_eq!(resolve("gomoku:size=9").game, "gomoku:size=9");
         assert_eq!(resolve("gomoku:size=11").game, "gomoku:size=11");
+        let go = resolve("go:size=9,komi=7.5");
+        let full_name = parse_game(&go.game).unwrap().name();
+        assert_eq!(full_name, "go:size=9,komi=7.5,max_moves=162");
+        assert!(
+            go.self_play.playout_cap_fraction < 1.0,
+            "configs/go-9x9.toml"
+        );
+        assert_eq!(
+            resolve("go:size=7").search.num_simulations,
+            96,
+            "configs/go.toml"
+        );
+        // The recipe continues the shipped model: its tower has that model's shape.
+        let shipped = zerosum_train::shipped::for_game(&full_name)
+            .unwrap()
+            .unwrap();
+        assert_eq!(shipped.meta.model, go.model);
     }
 }

@@ -15,7 +15,17 @@ A game written in Python is any object with OpenSpiel's game and state methods
 # The extension links the libtorch of the torch package: importing torch first loads it.
 import torch  # noqa: F401
 
-from ._zerosum import Agent, Game, GameError, State, arena, check_game, load_game, train
+from ._zerosum import (
+    Agent,
+    Game,
+    GameError,
+    State,
+    arena,
+    check_game,
+    load_game,
+    train,
+    wilson_interval,
+)
 from .checkpoint import ZerosumNet, load_checkpoint
 
 __all__ = [
@@ -29,4 +39,5 @@ __all__ = [
     "load_checkpoint",
     "load_game",
     "train",
+    "wilson_interval",
 ]

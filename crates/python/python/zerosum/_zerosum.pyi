@@ -81,8 +81,8 @@ def train(
 
 
 class Agent:
-    """A player for any game zerosum plays: a trained checkpoint searched with MCTS, or
-    rollout MCTS (`mcts:N`) when no checkpoint is named."""
+    """A player for any game zerosum plays: a trained checkpoint or the game's shipped model
+    searched with MCTS, or rollout MCTS (`mcts:N`) when no checkpoint is named."""
 
     def __init__(
         self,
@@ -92,11 +92,12 @@ class Agent:
         seed: int = 1,
     ) -> None:
         """`checkpoint`: a run, `checkpoints/latest`, NAME(.safetensors) or a URL of any of
-        them. `simulations` per move: by default the game config's `play.num_simulations`
-        with a checkpoint and 1,000 without."""
+        them, or "shipped" for the game's model in models/ (`zerosum models` lists them).
+        `simulations` per move: by default the game config's `play.num_simulations` with a
+        checkpoint, the shipped model's own count, and 1,000 without."""
     @property
     def name(self) -> str:
-        """`checkpoint:PATH` or `mcts:N`."""
+        """`checkpoint:PATH`, `shipped:NAME` or `mcts:N`."""
     @property
     def game(self) -> str:
         """The registry name of its game."""
@@ -122,10 +123,14 @@ def arena(
     progress: bool = False,
 ) -> Dict[str, Any]:
     """Plays `games` games between `a` and `b` (spec strings as on the command line, like
-    "mcts:1000" or "checkpoint:runs/c4", Agents, or callables state -> action), each
+    "mcts:1000", "shipped" or "checkpoint:runs/c4", Agents, or callables state -> action), each
     moving first in half of them. Returns a, b, games, wins, draws, losses (A's),
     wins_as_first, wins_as_second, score, score_interval (95%), elo, elo_interval,
     ms_per_move and opponent_ms_per_move."""
+
+def wilson_interval(share: float, n: int) -> Tuple[float, float]:
+    """The 95% Wilson score interval of a share observed over `n` trials, as arena's
+    score_interval: it stays inside [0, 1] and keeps a width at 0% and 100%."""
 
 def read_checkpoint(location: str) -> Tuple[str, bytes]:
     """The sidecar JSON and the safetensors bytes of a checkpoint (see load_checkpoint)."""

@@ -1,0 +1,58 @@
+"""The strength scripts against OpenSpiel's MCTSBot, end to end at tiny budgets: they play
+their games, score them with zerosum's interval, and print the table row."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("pyspiel")
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+def script(name, *args):
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, "scripts", "strength", name), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_mcts_bot_plays_a_shipped_model_on_both_boards_and_prints_its_row():
+    done = script(
+        "mcts-bot.py", "gomoku:size=9", "shipped", "--simulations", "16",
+        "--bot-simulations", "20", "--games", "2",
+    )
+    assert done.returncode == 0, done.stderr
+    match, row = done.stdout.strip().splitlines()
+    wdl = re.search(r": (\d+)-(\d+)-(\d+) in 2 games, score ([\d.]+)% \[([\d.]+), ([\d.]+)\]", match)
+    assert wdl, match
+    wins, draws, losses = map(int, wdl.group(1, 2, 3))
+    assert wins + draws + losses == 2
+    assert float(wdl.group(5)) <= float(wdl.group(4)) <= float(wdl.group(6))
+    assert row.startswith("| gomoku:size=9 | models/gomoku-9x9, 16 sims | MCTSBot, 20 sims")
+    assert match.startswith("shipped:gomoku-9x9 (gomoku:size=9")
+
+
+@pytest.mark.parametrize(
+    "name, args, message",
+    [
+        ("mcts-bot.py", ["gomoku:size=9", "shipped", "--games", "3"], "games must be even"),
+        ("mcts-bot.py", ["connect4", "shipped", "--games", "2"], "no OpenSpiel counterpart"),
+        ("mcts-bot.py", ["gomoku:size=7", "shipped", "--games", "2"], "size must be in 9..=19"),
+        ("mcts-bot.py", ["gomoku:size=13", "shipped", "--games", "2"], "no model is shipped"),
+        ("openspiel-mcts.py", ["no_such_game", "runs/x"], "OpenSpiel has no such game"),
+        ("openspiel-mcts.py", ["hex(board_size=5)", "/no/such/run"], "no checkpoint there"),
+        ("openspiel-mcts.py", ["tic_tac_toe", "runs/x", "--games", "0"], "at least 1"),
+    ],
+)
+def test_the_strength_scripts_refuse_bad_arguments_in_one_line(name, args, message):
+    done = script(name, *args)
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr
