@@ -1,6 +1,9 @@
 //! What the command line shows of the roles' work: a progress bar per phase on stderr and a
 //! line per finished step on stdout, both drawn from the reports the roles hand their sink.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use indicatif::{ProgressBar, ProgressStyle};
 use zerosum_train::{ActorEvent, Handler, Moment, Phase, Report, TrainError};
 
@@ -9,6 +12,8 @@ pub struct Console {
     bar: Option<ProgressBar>,
     generation: u64,
     phase: &'static str,
+    stop: Option<Arc<AtomicBool>>,
+    told_of_stop: bool,
 }
 
 impl Console {
@@ -17,7 +22,43 @@ impl Console {
             bar: None,
             generation: 0,
             phase: "",
+            stop: None,
+            told_of_stop: false,
         }
+    }
+
+    /// Stops the run ([`TrainError::Interrupted`]) once `stop` is set and the generation
+    /// under way is saved, so that a Ctrl-C loses none of its work.
+    pub fn stopping_on(self, stop: Arc<AtomicBool>) -> Console {
+        Console {
+            stop: Some(stop),
+            ..self
+        }
+    }
+
+    /// The last generation whose report came.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Whether a stop was asked for; says once what it will do.
+    fn stop_asked(&mut self) -> bool {
+        let asked = self
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed));
+        if asked && !self.told_of_stop {
+            self.told_of_stop = true;
+            let line = format!(
+                "note: stopping once generation {} is saved (Ctrl-C again stops at once and loses it)",
+                self.generation
+            );
+            match &self.bar {
+                Some(bar) => bar.suspend(|| eprintln!("{line}")),
+                None => eprintln!("{line}"),
+            }
+        }
+        asked
     }
 
     /// Ends the phase's bar and prints `summary` after its generation, name and duration.
@@ -58,21 +99,28 @@ impl Handler for Console {
     }
 
     fn phase_advanced(&mut self, done: u64) {
+        self.stop_asked();
         if let Some(bar) = &self.bar {
             bar.inc(done);
         }
     }
 
     fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
-        let Some(summary) = report.summary() else {
-            return Ok(());
-        };
-        match report {
-            Report::Actor(ActorEvent::Waiting { .. }) => eprintln!("warning: {summary}"),
-            Report::Actor(_) => println!("{summary}"),
-            _ => {
-                let phase = report.step().unwrap_or(self.phase);
-                self.finish(at.generation, phase, &summary);
+        if let Some(summary) = report.summary() {
+            match report {
+                Report::Actor(ActorEvent::Waiting { .. }) => eprintln!("warning: {summary}"),
+                Report::Actor(_) => println!("{summary}"),
+                _ => {
+                    let phase = report.step().unwrap_or(self.phase);
+                    self.finish(at.generation, phase, &summary);
+                }
+            }
+        }
+        // The generation's event and checkpoint are written before its report comes here.
+        if matches!(report, Report::Generation(_)) {
+            self.generation = at.generation;
+            if self.stop_asked() {
+                return Err(TrainError::Interrupted);
             }
         }
         Ok(())

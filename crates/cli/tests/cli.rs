@@ -393,6 +393,66 @@ fn train_then_resume_then_play_from_the_checkpoint() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The generation of a run's `checkpoints/latest`, once it exists.
+fn latest_generation(run: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(run.join("checkpoints/latest")).ok()?;
+    let at = text.find("\"generation\":")? + "\"generation\":".len();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+#[test]
+fn ctrl_c_stops_training_once_the_generation_under_way_is_saved() {
+    let dir = scratch("interrupt");
+    let child = Command::new(env!("CARGO_BIN_EXE_zerosum"))
+        .args(["train", "--game", "tictactoe", "--run", "run"])
+        .args(["--set", "generations=500", "--set", "arena.every=0"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let start = std::time::Instant::now();
+    while latest_generation(&dir.join("run")).is_none() {
+        assert!(
+            start.elapsed().as_secs() < 120,
+            "no generation in 2 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = succeeded(&output);
+    let saved = latest_generation(&dir.join("run")).unwrap();
+    assert!(saved < 500, "the run stopped early");
+    let said = format!(
+        "stopped with generation {saved} saved: `zerosum train --run run --resume` goes on"
+    );
+    assert!(stdout.contains(&said), "{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("note: stopping once generation"),
+        "{stderr}"
+    );
+    // Nothing finished is lost: the run goes on from there.
+    let more = format!("generations={}", saved + 1);
+    let args = ["train", "--run", "run", "--resume", "--set", &more];
+    let stdout = succeeded(&zerosum(&args, "", &dir));
+    assert!(
+        stdout.contains(&format!("done: generation {}", saved + 1)),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn gtp_transcript() {
     let dir = scratch("gtp");

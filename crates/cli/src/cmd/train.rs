@@ -1,10 +1,13 @@
 //! `zerosum train`: the learner of a run (and, on one machine, its actors and evaluator).
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
 use anyhow::{bail, Result};
 use zerosum_games::with_game;
-use zerosum_train::{layout, train_with, Mode, RunConfig, RunStore, TrainOptions};
+use zerosum_train::{layout, train_with, Mode, RunConfig, RunStore, TrainError, TrainOptions};
 
-use super::common::{outbox_dir, resolve_config, GameArgs};
+use super::common::{outbox_dir, resolve_config, stop_on_signals, GameArgs};
 use crate::progress::Console;
 
 #[derive(clap::Args)]
@@ -96,8 +99,18 @@ pub fn run(mut args: Args) -> Result<()> {
         evaluate: !args.no_evaluate,
         outbox: outbox_dir(),
     };
-    let summary =
-        with_game!(&game, g => train_with(g, &config, &store, &options, &mut Console::new()))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_signals(&stop)?;
+    let mut console = Console::new().stopping_on(stop);
+    let result = with_game!(&game, g => train_with(g, &config, &store, &options, &mut console));
+    let summary = match result {
+        Err(TrainError::Interrupted) => {
+            let saved = console.generation();
+            println!("stopped with generation {saved} saved: `zerosum train --run {location} --resume` goes on");
+            return Ok(());
+        }
+        result => result?,
+    };
     println!(
         "done: generation {}, {} steps, {:.0}s of training; latest checkpoint {}",
         summary.generation,
