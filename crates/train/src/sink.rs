@@ -168,9 +168,16 @@ impl Report<'_> {
 }
 
 fn self_play_line(report: &SelfPlayReport) -> String {
+    // Who won shows a run whose self-play has become one-sided (every value target the
+    // same), which no loss curve makes plain.
+    let outcomes = format!(
+        "first player won {:.0}%, drawn {:.0}%",
+        100.0 * report.first_wins,
+        100.0 * report.draws
+    );
     if report.actors > 0 || report.stale_batches > 0 {
         return format!(
-            "{} games from {} actors, {:.1} plies/game, {:.0} positions/s ({} stale batches passed over)",
+            "{} games from {} actors ({outcomes}), {:.1} plies/game, {:.0} positions/s ({} stale batches passed over)",
             report.games,
             report.actors,
             report.mean_length,
@@ -179,7 +186,7 @@ fn self_play_line(report: &SelfPlayReport) -> String {
         );
     }
     format!(
-        "{} games, {:.1} plies/game, {:.0} positions/s, {:.0} evals/s",
+        "{} games ({outcomes}), {:.1} plies/game, {:.0} positions/s, {:.0} evals/s",
         report.games,
         report.mean_length,
         report.positions_per_second,
@@ -346,6 +353,23 @@ mod tests {
         let expected = ["start 3 learn 10", "advance 4", "learn 3 40", "other 3 40"];
         assert_eq!(first.0, expected);
         assert_eq!(second.0, expected);
+    }
+
+    #[test]
+    fn the_self_play_line_says_who_won() {
+        let report = SelfPlayReport {
+            games: 64,
+            first_wins: 0.03125,
+            draws: 0.0,
+            second_wins: 0.96875,
+            mean_length: 110.0,
+            ..SelfPlayReport::default()
+        };
+        let line = Report::SelfPlay(&report).summary().unwrap();
+        assert!(
+            line.starts_with("64 games (first player won 3%, drawn 0%), 110.0 plies/game"),
+            "{line}"
+        );
     }
 
     #[test]
