@@ -395,13 +395,9 @@ fn train_then_resume_then_play_from_the_checkpoint() {
 
 /// The generation of a run's `checkpoints/latest`, once it exists.
 fn latest_generation(run: &Path) -> Option<u64> {
-    let text = std::fs::read_to_string(run.join("checkpoints/latest")).ok()?;
-    let at = text.find("\"generation\":")? + "\"generation\":".len();
-    let digits: String = text[at..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits.parse().ok()
+    let store = zerosum_train::RunStore::open(run.to_str()?).ok()?;
+    let pointer = zerosum_train::checkpoints::published(&store).ok()??;
+    Some(pointer.generation)
 }
 
 #[test]

@@ -280,14 +280,12 @@ fn seat<G: Game>(
     let device = || parse_device(&config.device).map_err(game_error);
     let (name, model, sims) = match checkpoint {
         Some(SHIPPED) => {
-            let Some(shipped) =
-                zerosum_train::shipped::for_game(&game.name()).map_err(game_error)?
-            else {
+            let loaded = zerosum_train::shipped::load_for(game, device()?).map_err(game_error)?;
+            let Some((shipped, model)) = loaded else {
                 let none = zerosum_train::shipped::none_for(&game.name());
                 return Err(GameError::new_err(none));
             };
-            let model = shipped.load(game, device()?).map_err(game_error)?;
-            (format!("shipped:{}", shipped.name), model, shipped.sims)
+            (shipped.player_name(), model, shipped.sims)
         }
         Some(location) => {
             let model =

@@ -488,15 +488,14 @@ pub fn build_agent<G: Game>(
             ))
         }
         PlayerSpec::Shipped { sims } => {
-            let Some(model) = crate::shipped::for_game(&game.name())? else {
+            let Some((model, network)) = crate::shipped::load_for(game, device)? else {
                 return Err(TrainError::BadPlayer {
                     spec: spec.to_string(),
                     reason: crate::shipped::none_for(&game.name()),
                 });
             };
-            let network = model.load(game, device)?;
             Box::new(MctsAgent::with_network(
-                format!("shipped:{}", model.name),
+                model.player_name(),
                 network,
                 game,
                 search.clone(),

@@ -81,6 +81,11 @@ impl ShippedModel {
         format!("the shipped model {}{trained_on} plays {game}", self.name)
     }
 
+    /// Its name as a player: `shipped:NAME`.
+    pub fn player_name(&self) -> String {
+        format!("shipped:{}", self.name)
+    }
+
     /// Its network, to play `game`: its own game, or one [`for_game`] found on the same
     /// board under other scoring or length parameters, which the network is read as.
     pub fn load<G: Game>(&self, game: &G, device: Device) -> Result<Model, TrainError> {
@@ -204,6 +209,19 @@ pub fn for_game(game: &str) -> Result<Option<ShippedModel>, TrainError> {
     Ok(models
         .into_iter()
         .find(|model| board(&model.game).as_ref() == Some(&wanted)))
+}
+
+/// The model shipped for `game` ([`for_game`]) with its network read as that game; none
+/// where no model fits it.
+pub fn load_for<G: Game>(
+    game: &G,
+    device: Device,
+) -> Result<Option<(ShippedModel, Model)>, TrainError> {
+    let Some(model) = for_game(&game.name())? else {
+        return Ok(None);
+    };
+    let network = model.load(game, device)?;
+    Ok(Some((model, network)))
 }
 
 /// The words for a game that no model is shipped for.
