@@ -3,6 +3,8 @@ openspiel-mcts.py and mcts-bot.py, not run."""
 
 import argparse
 import datetime
+import os
+import pathlib
 import sys
 
 try:
@@ -75,7 +77,10 @@ def report(game: str, player, args: argparse.Namespace, result: dict, minutes: f
 
 
 def zerosum_checkpoint(player, args: argparse.Namespace) -> str:
-    """The checkpoint location the player's network was read from."""
+    """The checkpoint location the player's network was read from: a shipped model is read
+    from $ZEROSUM_MODELS, else the repository's models/, as zerosum itself does."""
     if player.name.startswith("shipped:"):
-        return "models/" + player.name.removeprefix("shipped:")
+        repository_models = pathlib.Path(__file__).resolve().parents[2] / "models"
+        models = os.environ.get("ZEROSUM_MODELS") or os.path.relpath(repository_models)
+        return os.path.join(models, player.name.removeprefix("shipped:"))
     return args.checkpoint

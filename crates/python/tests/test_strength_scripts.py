@@ -3,6 +3,7 @@ their games, score them with zerosum's interval, and print the table row."""
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -13,10 +14,11 @@ pytest.importorskip("pyspiel")
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 
-def script(name, *args):
+def script(name, *args, env=None):
     return subprocess.run(
         [sys.executable, os.path.join(ROOT, "scripts", "strength", name), *args],
         cwd=ROOT,
+        env=env,
         capture_output=True,
         text=True,
         timeout=300,
@@ -37,6 +39,19 @@ def test_mcts_bot_plays_a_shipped_model_on_both_boards_and_prints_its_row():
     assert float(wdl.group(5)) <= float(wdl.group(4)) <= float(wdl.group(6))
     assert row.startswith("| gomoku:size=9 | models/gomoku-9x9, 16 sims | MCTSBot, 20 sims")
     assert match.startswith("shipped:gomoku-9x9 (gomoku:size=9")
+
+
+def test_a_shipped_model_from_zerosum_models_is_the_one_the_row_names(tmp_path):
+    models = tmp_path / "models"
+    shutil.copytree(os.path.join(ROOT, "models"), models)
+    done = script(
+        "mcts-bot.py", "gomoku:size=9", "shipped", "--simulations", "4",
+        "--bot-simulations", "4", "--games", "2",
+        env={**os.environ, "ZEROSUM_MODELS": str(models)},
+    )
+    assert done.returncode == 0, done.stderr
+    row = done.stdout.strip().splitlines()[-1]
+    assert row.startswith(f"| gomoku:size=9 | {models / 'gomoku-9x9'}, 4 sims |"), row
 
 
 @pytest.mark.parametrize(

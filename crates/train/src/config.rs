@@ -151,6 +151,14 @@ pub struct ReplayConfig {
     /// The value target is `k * q + (1 - k) * z`, k rising linearly over the game from 0
     /// to this (CGZero; AlphaPush's note on noisy value targets). 0 = the result z alone.
     pub value_q_mix: f64,
+    /// The share of the game's result given to its final score in the value target
+    /// (KataGo's score utility): the result z becomes `(1 - w) z + w tanh(score /
+    /// value_score_scale)`, so that self-play one colour nearly always wins still tells
+    /// good moves from bad ones by the margin. Needs a game that counts a score (Go).
+    /// 0 = the result alone.
+    pub value_score_weight: f64,
+    /// The margin, in the game's points, that earns tanh(1) = 0.76 of the score's share.
+    pub value_score_scale: f64,
     /// The most training samples drawn per new position (the
     /// replay-reuse ratio of KataGo and OpenSpiel), so that slow actors do not make the
     /// learner overfit; 0 = no cap (steps follow `learner.epochs` alone).
@@ -171,6 +179,8 @@ impl Default for ReplayConfig {
             policy_surprise_weight: 0.0,
             generation_decay: 1.0,
             value_q_mix: 0.0,
+            value_score_weight: 0.0,
+            value_score_scale: 10.0,
             reuse: 0.0,
             max_staleness: 4,
         }
@@ -424,6 +434,18 @@ impl RunConfig {
             errors.push(format!(
                 "replay.value_q_mix must be within [0, 1], got {}",
                 self.replay.value_q_mix
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.replay.value_score_weight) {
+            errors.push(format!(
+                "replay.value_score_weight must be within [0, 1], got {}",
+                self.replay.value_score_weight
+            ));
+        }
+        if !(self.replay.value_score_scale > 0.0 && self.replay.value_score_scale.is_finite()) {
+            errors.push(format!(
+                "replay.value_score_scale must be a positive number of points, got {}",
+                self.replay.value_score_scale
             ));
         }
         if self.replay.window_positions == 0 {
@@ -697,6 +719,8 @@ mod tests {
                 "sync",
             ),
             ("[gating]\nolder_share = -0.5", "older_share"),
+            ("[replay]\nvalue_score_weight = 2.0", "value_score_weight"),
+            ("[replay]\nvalue_score_scale = 0.0", "value_score_scale"),
         ] {
             let err = RunConfig::from_toml(text, &[])
                 .and_then(RunConfig::resolve)

@@ -277,6 +277,12 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         store: &'a RunStore,
         device: Device,
     ) -> Result<Self, TrainError> {
+        if config.replay.value_score_weight > 0.0 && initial.final_score().is_none() {
+            return Err(TrainError::BadConfig(format!(
+                "replay.value_score_weight needs a game that counts a score (go); {} has none",
+                initial.name()
+            )));
+        }
         // A new run's starting weights are read first: a bad `init` leaves no run behind.
         let fresh = checkpoints::generations(store)?.is_empty();
         let init = if fresh && !config.init.is_empty() {

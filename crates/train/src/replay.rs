@@ -52,6 +52,13 @@ pub struct ValueTarget {
     /// `discount^n` times the game's (`search.discount`, so that the network learns the
     /// values its search backs up).
     pub discount: f64,
+    /// The share w of the result z given to the game's final score instead (KataGo's score
+    /// utility): z becomes `(1 - w) * result + w * tanh(score / score_scale)`, the score
+    /// from the mover's view ([`ReplayConfig::value_score_weight`]). 0 = the result alone.
+    pub score_weight: f64,
+    /// The score margin, in the game's points, at which the score's part reaches
+    /// tanh(1) = 0.76 of its share ([`ReplayConfig::value_score_scale`]).
+    pub score_scale: f64,
 }
 
 impl ValueTarget {
@@ -59,6 +66,8 @@ impl ValueTarget {
     pub const RESULT: ValueTarget = ValueTarget {
         q_mix: 0.0,
         discount: 1.0,
+        score_weight: 0.0,
+        score_scale: 1.0,
     };
 
     /// The target a run's config asks for.
@@ -66,14 +75,28 @@ impl ValueTarget {
         ValueTarget {
             q_mix: config.replay.value_q_mix,
             discount: config.search.discount as f64,
+            score_weight: config.replay.value_score_weight,
+            score_scale: config.replay.value_score_scale,
+        }
+    }
+
+    /// The outcome part z of the target from the first player's view, for a game that
+    /// ended with `result_first` and, where the game counts one, `score_first`.
+    fn outcome_first(&self, result_first: f32, score_first: Option<f32>) -> f64 {
+        match score_first {
+            Some(score) if self.score_weight > 0.0 => {
+                let margin = (score as f64 / self.score_scale).tanh();
+                (1.0 - self.score_weight) * result_first as f64 + self.score_weight * margin
+            }
+            _ => result_first as f64,
         }
     }
 }
 
 /// Turns a self-play record into samples by replaying it. The value target is
-/// `k * q + (1 - k) * z`, with z the result discounted by the plies left, q the search's
-/// root value, and k rising linearly over the game from 0 at the first ply to `q_mix` at
-/// the last.
+/// `k * q + (1 - k) * z`, with z the outcome (the result, blended with the final score by
+/// `score_weight`) discounted by the plies left, q the search's root value, and k rising
+/// linearly over the game from 0 at the first ply to `q_mix` at the last.
 pub fn samples_from_record<G: Game>(
     initial: &G,
     record: &GameRecord,
@@ -84,6 +107,10 @@ pub fn samples_from_record<G: Game>(
     let mut samples: Vec<Sample> = Vec::with_capacity(record.stats.len());
     let mut movers: Vec<(usize, Player)> = Vec::with_capacity(record.stats.len());
     let length = record.actions.len().max(1) as f64;
+    let score_first = (target.score_weight > 0.0)
+        .then(|| final_score(initial, record))
+        .flatten();
+    let outcome_first = target.outcome_first(record.value_first, score_first);
     for (ply, (&action, stats)) in record.actions.iter().zip(&record.stats).enumerate() {
         let Some(stats) = stats else {
             position.apply(action);
@@ -93,7 +120,7 @@ pub fn samples_from_record<G: Game>(
         position.observe(&mut obs);
         let mover = position.to_move();
         let plies_left = (record.actions.len() - ply) as i32;
-        let z = value_for(record.value_first, Player::FIRST, mover) as f64
+        let z = value_for(outcome_first as f32, Player::FIRST, mover) as f64
             * target.discount.powi(plies_left);
         let k = target.q_mix * ply as f64 / length;
         let value = (k * stats.value as f64 + (1.0 - k) * z) as f32;
@@ -121,6 +148,16 @@ pub fn samples_from_record<G: Game>(
         position.apply(action);
     }
     samples
+}
+
+/// The score the rules count at the end of `record`, from the first player's view; `None`
+/// for games without one.
+fn final_score<G: Game>(initial: &G, record: &GameRecord) -> Option<f32> {
+    let mut position = initial.clone();
+    for &action in &record.actions {
+        position.apply(action);
+    }
+    position.final_score()
 }
 
 /// Weighs `samples`, the training positions of `record` in order, by policy surprise
@@ -544,6 +581,66 @@ mod tests {
                 s.value
             );
         }
+    }
+
+    /// Go 5x5 at komi 0.5, black fills the board's centre and both pass: black wins by
+    /// 25 - 0.5 = 24.5 (one stone owns the whole board by area), and the score's share of
+    /// the target says by how much.
+    #[test]
+    fn value_target_blends_the_final_score_in_by_its_weight() {
+        use crate::record::MoveStats;
+        use zerosum_games::go::Go;
+        let game = Go::new();
+        let pass = game.num_actions() - 1;
+        let actions = vec![12, pass, pass];
+        let stats = vec![
+            Some(MoveStats {
+                policy: vec![(12, 1.0)],
+                value: 0.0,
+                surprise: 0.0,
+            }),
+            Some(MoveStats {
+                policy: vec![(pass, 1.0)],
+                value: 0.0,
+                surprise: 0.0,
+            }),
+            None,
+        ];
+        let record = GameRecord::new(&game, ["a".into(), "b".into()], actions, stats);
+        assert_eq!(record.value_first, 1.0);
+        let target = |score_weight| ValueTarget {
+            score_weight,
+            score_scale: 10.0,
+            ..ValueTarget::RESULT
+        };
+        let values = |score_weight| -> Vec<f32> {
+            samples_from_record(&game, &record, target(score_weight), 1)
+                .iter()
+                .map(|s| s.value)
+                .collect()
+        };
+        assert_eq!(values(0.0), vec![1.0, -1.0]);
+        let blended = 0.5 + 0.5 * (2.45f32).tanh();
+        let got = values(0.5);
+        assert!((got[0] - blended).abs() < 1e-6, "{got:?}");
+        assert!((got[1] + blended).abs() < 1e-6, "{got:?}");
+        // Games without a score keep the result whatever the weight.
+        let c4 = ConnectFour::new();
+        let c4_record = GameRecord::new(
+            &c4,
+            ["a".into(), "b".into()],
+            vec![0, 1, 0, 1, 0, 1, 0],
+            vec![None; 6]
+                .into_iter()
+                .chain([Some(MoveStats {
+                    policy: vec![(0, 1.0)],
+                    value: 0.0,
+                    surprise: 0.0,
+                })])
+                .collect(),
+        );
+        let won = samples_from_record(&c4, &c4_record, target(0.5), 1);
+        assert_eq!(won[0].value, 1.0);
     }
 
     /// CGZero's scheme: of 100 samples with counts 100 down to 1, the most frequent fifth

@@ -738,6 +738,24 @@ pub(crate) mod tests {
 
     /// `init`: a new run starts from another run's weights and keeps where they came from,
     /// and a network of another shape is refused in one line.
+    /// Tic-tac-toe counts no score: a run asking to learn from one is refused before it
+    /// writes anything.
+    #[test]
+    fn a_score_target_for_a_game_without_a_score_is_refused() {
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let config = tiny("[replay]\nvalue_score_weight = 0.3");
+        let (dir, store) = scratch("score-without-score");
+        let error = train(&game, &config, &store, &mut Silent)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("value_score_weight") && error.contains("tictactoe"),
+            "{error}"
+        );
+        assert!(crate::checkpoints::generations(&store).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
     #[test]
     fn a_run_started_from_a_checkpoint_begins_with_its_weights_and_lineage() {
         use crate::checkpoints;
