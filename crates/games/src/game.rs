@@ -320,9 +320,11 @@ pub trait Game: Clone + Eq + Hash + fmt::Display + fmt::Debug + Send + Sync + 's
 
     /// The score of this position as the rules count it, from the first player's view:
     /// first minus second, komi included (GTP's `final_score`: `B+3.5` is `3.5`). `None` for
-    /// games whose result is only a win, a loss or a draw. Where it is `Some` at a finished
-    /// position, its sign agrees with [`Game::outcome`] (positive: the first player won,
-    /// zero: a draw).
+    /// games whose result is only a win, a loss or a draw. A game that counts a score counts
+    /// it at every position, as if the game ended there: training asks the initial position
+    /// whether a game has a score (`replay.value_score_weight`). Where it is `Some` at a
+    /// finished position, its sign agrees with [`Game::outcome`] (positive: the first player
+    /// won, zero: a draw).
     fn final_score(&self) -> Option<f32> {
         None
     }

@@ -643,6 +643,45 @@ mod tests {
         assert_eq!(won[0].value, 1.0);
     }
 
+    /// Both pass at once: white wins by the komi, 0.5. The blended outcome is discounted by
+    /// the plies left and mixed with the search's value like the result alone.
+    #[test]
+    fn the_score_blend_is_seen_by_each_mover_discounted_and_mixed_with_q() {
+        use crate::record::MoveStats;
+        use zerosum_games::go::Go;
+        let game = Go::new();
+        let pass = game.num_actions() - 1;
+        let stats = Some(MoveStats {
+            policy: vec![(pass, 1.0)],
+            value: 0.2,
+            surprise: 0.0,
+        });
+        let record = GameRecord::new(
+            &game,
+            ["a".into(), "b".into()],
+            vec![pass, pass],
+            vec![stats.clone(), stats],
+        );
+        assert_eq!(record.value_first, -1.0);
+        let target = ValueTarget {
+            q_mix: 1.0,
+            discount: 0.5,
+            score_weight: 0.25,
+            score_scale: 10.0,
+        };
+        let got: Vec<f32> = samples_from_record(&game, &record, target, 1)
+            .iter()
+            .map(|s| s.value)
+            .collect();
+        let black = 0.75 * -1.0 + 0.25 * (-0.05f32).tanh();
+        // Black moved with two plies left and k = 0; white with one left and k = 1/2.
+        let want = [black * 0.25, 0.5 * 0.2 + 0.5 * (-black * 0.5)];
+        for (got, want) in got.iter().zip(want) {
+            assert!((got - want).abs() < 1e-6, "{got} {want}");
+        }
+        assert_eq!(got.len(), 2);
+    }
+
     /// CGZero's scheme: of 100 samples with counts 100 down to 1, the most frequent fifth
     /// is in every tier of the draw, the least frequent only in the last, so the fifths are
     /// drawn (1/5)(1 + 1/2 + 1/3 + 1/4 + 1/5), (1/5)(1/2 + ... + 1/5), ..., (1/5)(1/5).

@@ -736,8 +736,6 @@ pub(crate) mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// `init`: a new run starts from another run's weights and keeps where they came from,
-    /// and a network of another shape is refused in one line.
     /// Tic-tac-toe counts no score: a run asking to learn from one is refused before it
     /// writes anything.
     #[test]
@@ -753,9 +751,12 @@ pub(crate) mod tests {
             "{error}"
         );
         assert!(crate::checkpoints::generations(&store).unwrap().is_empty());
+        assert_eq!(store.get_text(crate::layout::CONFIG).unwrap(), None);
         let _ = std::fs::remove_dir_all(dir);
     }
 
+    /// `init`: a new run starts from another run's weights and keeps where they came from,
+    /// and a network of another shape is refused in one line.
     #[test]
     fn a_run_started_from_a_checkpoint_begins_with_its_weights_and_lineage() {
         use crate::checkpoints;

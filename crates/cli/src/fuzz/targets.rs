@@ -1032,6 +1032,11 @@ impl Harness for RecordsTarget {
                     // A record that passes its check replays and trains.
                     record.replay(g).map_err(|e| format!("checked, but does not replay: {e}"))?;
                     samples_from_record(g, &record, ValueTarget::RESULT, 1);
+                    let score = ValueTarget {
+                        score_weight: 0.5,
+                        ..ValueTarget::RESULT
+                    };
+                    samples_from_record(g, &record, score, 1);
                 }
             });
         }
