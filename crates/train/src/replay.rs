@@ -673,7 +673,7 @@ mod tests {
             .iter()
             .map(|s| s.value)
             .collect();
-        let black = 0.75 * -1.0 + 0.25 * (-0.05f32).tanh();
+        let black = -0.75 + 0.25 * (-0.05f32).tanh();
         // Black moved with two plies left and k = 0; white with one left and k = 1/2.
         let want = [black * 0.25, 0.5 * 0.2 + 0.5 * (-black * 0.5)];
         for (got, want) in got.iter().zip(want) {
