@@ -46,40 +46,41 @@ pub fn run(mut args: Args) -> Result<()> {
     let AnyGame::Chess(initial) = game else {
         bail!("uci plays chess only, not {}", game.name());
     };
+    // Which network plays, at what budget unless --sims says, and what to say about it
+    // once it has loaded.
+    let device = parse_device(&config.device)?;
     let shipped = match &args.checkpoint {
         Some(_) => None,
-        None => zerosum_train::shipped::for_game(&initial.name())?,
+        None => zerosum_train::shipped::load_for(&initial, device)?,
     };
-    // Which network plays, and what to say about it once it has loaded.
-    let device = parse_device(&config.device)?;
-    let (evaluator, note): (Box<dyn Evaluator<_> + Send>, _) = match (&args.checkpoint, &shipped) {
-        (Some(path), _) => {
-            let model = zerosum_train::checkpoints::load_location(
-                &path.to_string_lossy(),
-                &initial,
-                device,
-            )?;
-            (Box::new(NetEvaluator::new(model, &initial)), None)
-        }
-        (None, Some(model)) => (
-            Box::new(NetEvaluator::new(model.load(&initial, device)?, &initial)),
-            Some(model.plays(&initial.name())),
-        ),
-        (None, None) => (
-            Box::new(RolloutEvaluator::new(config.seed, 1)),
-            Some(format!(
-                "{}: rollout MCTS plays",
-                zerosum_train::shipped::none_for(&initial.name())
-            )),
-        ),
-    };
+    let (evaluator, shipped_sims, note): (Box<dyn Evaluator<_> + Send>, _, _) =
+        match (&args.checkpoint, shipped) {
+            (Some(path), _) => {
+                let model = zerosum_train::checkpoints::load_location(
+                    &path.to_string_lossy(),
+                    &initial,
+                    device,
+                )?;
+                (Box::new(NetEvaluator::new(model, &initial)), None, None)
+            }
+            (None, Some((model, network))) => (
+                Box::new(NetEvaluator::new(network, &initial)),
+                Some(model.sims),
+                Some(model.plays(&initial.name())),
+            ),
+            (None, None) => (
+                Box::new(RolloutEvaluator::new(config.seed, 1)),
+                None,
+                Some(format!(
+                    "{}: rollout MCTS plays",
+                    zerosum_train::shipped::none_for(&initial.name())
+                )),
+            ),
+        };
     if let Some(note) = note {
         eprintln!("note: {note}");
     }
-    let sims = args
-        .sims
-        .or(shipped.map(|model| model.sims))
-        .unwrap_or(DEFAULT_UCI_SIMS);
+    let sims = args.sims.or(shipped_sims).unwrap_or(DEFAULT_UCI_SIMS);
     // The Gumbel root plans a fixed budget up front; a UCI search stops when told.
     let mut search = config.search.clone();
     search.algorithm = Algorithm::Puct;
