@@ -180,6 +180,7 @@ fn training_killed_at_random_moments_loses_and_doubles_nothing() {
     // Every event once: one line each, naming its generation and kind, and each
     // generation's learning after the one before it.
     let mut learned_to = BTreeMap::new();
+    let mut closed = Vec::new();
     for path in objects(&run.join("metrics")) {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -192,11 +193,22 @@ fn training_killed_at_random_moments_loses_and_doubles_nothing() {
         let kind = event["event"].as_str().unwrap();
         assert!(name.ends_with(kind), "{name}: {text}");
         assert_eq!(event["generation"].as_u64(), Some(generation), "{name}");
-        if kind == "learn" {
-            learned_to.insert(generation, event["step"].as_u64().unwrap());
+        match kind {
+            "learn" => {
+                learned_to.insert(generation, event["step"].as_u64().unwrap());
+            }
+            "generation" => closed.push(generation),
+            _ => {}
         }
     }
     assert_eq!(learned_to.len() as u64, generations);
+    // Every generation closed, the last included, even where a kill came between its
+    // checkpoint and its event: the resumed run finishes it first. And the last is published.
+    closed.sort();
+    assert_eq!(closed, (1..=generations).collect::<Vec<_>>());
+    let latest = std::fs::read_to_string(run.join("checkpoints/latest")).unwrap();
+    let latest: serde_json::Value = serde_json::from_str(&latest).unwrap();
+    assert_eq!(latest["generation"].as_u64(), Some(generations));
     let steps: Vec<u64> = learned_to.values().copied().collect();
     assert!(steps.windows(2).all(|w| w[0] < w[1]), "{learned_to:?}");
 

@@ -221,14 +221,9 @@ fn tic_tac_toe_learned_by_roles_over_s3_through_faults() {
     server.command("kill");
     std::thread::sleep(Duration::from_secs(4));
     server.command("start");
+    // Killed as soon as generation 10's checkpoint is listed, often before that generation
+    // is published and its event written: the resumed learner finishes it first.
     wait_for_generation(&store, 10, 3 * minutes);
-    // A learner killed between a checkpoint and its generation's event loses the event
-    // (tests/crash.rs allows that); killed after it, it must lose nothing.
-    let event = layout::event(10, 5, "generation");
-    while store.get(&event).ok().flatten().is_none() {
-        assert!(start.elapsed() < 10 * minutes, "no event {event}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
     kill(&mut learner);
     let mut resumed = spawn(&dir, &server, "learner-again", &learner_args);
 

@@ -1,6 +1,6 @@
 //! One training step: policy cross-entropy against the search's targets, value MSE, L2.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tch::{Kind, Tensor};
 
 use crate::config::{LearnerConfig, PolicyLoss};
@@ -29,7 +29,8 @@ pub struct Batch {
 }
 
 /// The loss terms of one step, each named (averages over the batch).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Losses {
     /// Cross-entropy of the network's policy against the target.
     pub policy: f64,

@@ -49,6 +49,19 @@ impl<'a, G: Game> EvaluatorRole<'a, G> {
         self
     }
 
+    /// Makes the newest checkpoint in `store` before `generation` that was due for
+    /// evaluation the next `previous` opponent (none where none is kept): the one the loop
+    /// played `generation` against before a session was cut off ahead of that evaluation.
+    pub fn resume_before(&mut self, store: &RunStore, generation: u64) -> Result<(), TrainError> {
+        let earlier = checkpoints::generations(store)?
+            .into_iter()
+            .rfind(|&g| g < generation && is_due(self.config, g));
+        self.previous = earlier
+            .map(|g| checkpoints::load(store, g, self.initial, self.device))
+            .transpose()?;
+        Ok(())
+    }
+
     /// Plays `model` (checkpoint `generation`) against each baseline and the network
     /// evaluated before it, which it then replaces.
     pub fn evaluate(

@@ -4,6 +4,7 @@
 //! lists the objects and returns their lines in name order (the order the loop made them),
 //! after the lines of a `metrics.jsonl` written before events were objects.
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::TrainError;
@@ -71,6 +72,19 @@ pub fn recorded(store: &RunStore, kind: &str, generation: u64) -> Result<bool, T
     Ok(store
         .get(&layout::event(generation, order(kind), kind))?
         .is_some())
+}
+
+/// The fields of event `kind` of `generation` read back as the report `T` they were
+/// written from; `None` where it is not recorded or does not read as `T` (an event is a
+/// record for people and charts, never a reason to stop a run).
+pub fn read_report<T: DeserializeOwned>(
+    store: &RunStore,
+    kind: &str,
+    generation: u64,
+) -> Result<Option<T>, TrainError> {
+    Ok(store
+        .get(&layout::event(generation, order(kind), kind))?
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok()))
 }
 
 /// The whole log as JSON Lines text: a legacy `metrics.jsonl` first, then every event

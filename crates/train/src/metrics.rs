@@ -1,13 +1,14 @@
 //! Typed reports of the training loop's steps, and the JSON line an event is written as.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use zerosum_nn::Losses;
 
 use crate::arena::MatchReport;
 
 /// What one generation of self-play produced.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SelfPlayReport {
     /// Games finished this generation (resumed ones included).
     pub games: usize,
@@ -47,7 +48,8 @@ pub struct SelfPlayReport {
 }
 
 /// What the learner did in one generation.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LearnerReport {
     /// Gradient steps this generation.
     pub steps: u64,
@@ -70,7 +72,8 @@ pub struct LearnerReport {
 }
 
 /// Evaluation results of one checkpoint.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct EvalReport {
     /// One match per opponent.
     pub matches: Vec<MatchReport>,

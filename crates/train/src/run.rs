@@ -107,6 +107,7 @@ pub fn train_with<G: Game>(
         last_eval: None,
         requests_before: store.requests(),
     };
+    run.finish_cut_generation(&mut learner)?;
     match config.mode {
         Mode::Sync => run.sync(&mut learner)?,
         Mode::Async => {
@@ -260,14 +261,74 @@ impl<G: Game> Loop<'_, G> {
         drop(span);
         self.sink.reported(at(learner), Report::Learn(&learned))?;
         learner.checkpoint(generation)?;
-        if let Some(gate) = learner.gate(generation)? {
-            self.sink.reported(at(learner), Report::Gate(&gate))?;
-        }
+        self.gate(learner, generation)?;
         learner.publish()?;
         let evaluation = self.evaluate(learner, generation)?;
-        let report = self.generation_report(&self_play, &learned, evaluation);
-        self.sink
-            .reported(at(learner), Report::Generation(&report))?;
+        self.close(learner, generation, &self_play, &learned, evaluation)
+    }
+
+    /// Finishes the generation a session was cut off in after its checkpoint, before its
+    /// `generation` event: gates it unless its gate event is there, publishes it, evaluates
+    /// it where due and not yet evaluated, and closes it from its recorded games and
+    /// learning. Left alone, it would be published only by the next generation, or never
+    /// if it is the last, and the last one's event is what tells actors that the run is
+    /// complete.
+    fn finish_cut_generation(&mut self, learner: &mut LearnerRole<G>) -> Result<(), TrainError> {
+        let generation = learner.generation();
+        if generation == 0 || events::recorded(self.store, "generation", generation)? {
+            return Ok(());
+        }
+        let (Some(self_play), Some(learned)) = (
+            events::read_report::<SelfPlayReport>(self.store, "self_play", generation)?,
+            events::read_report::<LearnerReport>(self.store, "learn", generation)?,
+        ) else {
+            // A run written before events were objects: its next generation closes it.
+            return Ok(());
+        };
+        if !events::recorded(self.store, "gate", generation)? {
+            self.gate(learner, generation)?;
+        }
+        learner.publish()?;
+        let evaluation = match events::read_report(self.store, "evaluate", generation)? {
+            Some(recorded) => Some(recorded),
+            None => {
+                if let Some(evaluator) = self.evaluator.as_mut() {
+                    evaluator.resume_before(self.store, generation)?;
+                }
+                self.evaluate(learner, generation)?
+            }
+        };
+        self.close(learner, generation, &self_play, &learned, evaluation)
+    }
+
+    /// Under gating, decides whether checkpoint `generation` becomes the best.
+    fn gate(&mut self, learner: &mut LearnerRole<G>, generation: u64) -> Result<(), TrainError> {
+        if let Some(gate) = learner.gate(generation)? {
+            let at = Moment {
+                generation,
+                step: learner.step(),
+            };
+            self.sink.reported(at, Report::Gate(&gate))?;
+        }
+        Ok(())
+    }
+
+    /// Reports the end of `generation`, whose games `self_play` and learning `learned`
+    /// describe.
+    fn close(
+        &mut self,
+        learner: &LearnerRole<G>,
+        generation: u64,
+        self_play: &SelfPlayReport,
+        learned: &LearnerReport,
+        evaluation: Option<EvalReport>,
+    ) -> Result<(), TrainError> {
+        let report = self.generation_report(self_play, learned, evaluation);
+        let at = Moment {
+            generation,
+            step: learner.step(),
+        };
+        self.sink.reported(at, Report::Generation(&report))?;
         self.requests_before = self.store.requests();
         Ok(())
     }
@@ -504,6 +565,12 @@ pub(crate) mod tests {
 
     /// A tic-tac-toe run small enough for a test, with `extra` at the top of its config.
     pub(crate) fn tiny(extra: &str) -> ResolvedConfig {
+        tiny_set(extra, &[])
+    }
+
+    /// [`tiny`] with `sets` applied as `--set KEY=VALUE` would.
+    pub(crate) fn tiny_set(extra: &str, sets: &[&str]) -> ResolvedConfig {
+        let sets: Vec<String> = sets.iter().map(|set| set.to_string()).collect();
         RunConfig::from_toml(
             &format!(
                 r#"
@@ -523,7 +590,7 @@ pub(crate) mod tests {
             every = 0
             "#
             ),
-            &[],
+            &sets,
         )
         .and_then(RunConfig::resolve)
         .unwrap()
@@ -606,6 +673,73 @@ pub(crate) mod tests {
         );
         assert!(counted <= whole + 1e-9 && counted > first);
         assert_eq!(train_seconds_at(&store, 0).unwrap(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A session cut off right after a checkpoint, before the generation was published,
+    /// evaluated and closed: the resumed run finishes that generation before anything else,
+    /// the run's last one included, which a resume would otherwise never touch again; an
+    /// evaluation already recorded is kept, not played again.
+    #[test]
+    fn a_generation_cut_off_after_its_checkpoint_is_finished_on_resume() {
+        let (dir, store) = scratch("finish-cut");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let sets = [
+            "arena.every=1",
+            "arena.games=2",
+            "arena.baselines=[\"random\"]",
+        ];
+        let config = tiny_set("generations = 2", &sets);
+        train(&game, &config, &store, &mut Silent).unwrap();
+        let event = |kind: &str, order: u8| -> serde_json::Value {
+            let bytes = store.get(&layout::event(2, order, kind)).unwrap();
+            serde_json::from_slice(&bytes.expect(kind)).unwrap()
+        };
+        let (learned, evaluated) = (event("learn", 2), event("evaluate", 4));
+        store.delete(&layout::event(2, 4, "evaluate")).unwrap();
+        store.delete(&layout::event(2, 5, "generation")).unwrap();
+        crate::checkpoints::publish(&store, 1).unwrap();
+
+        let mut resumed = Listener::default();
+        assert_eq!(
+            train(&game, &config, &store, &mut resumed)
+                .unwrap()
+                .generation,
+            2
+        );
+        assert_eq!(resumed.phases, ["2 evaluate"]);
+        assert_eq!(resumed.reports, ["2 evaluate", "2 generation"]);
+        let published = crate::checkpoints::published(&store).unwrap().unwrap();
+        assert_eq!(published.generation, 2);
+        let closed = event("generation", 5);
+        assert_eq!(closed["games"], 4);
+        assert_eq!(closed["loss"], learned["final_losses"]);
+        assert_eq!(closed["window_positions"], learned["window_positions"]);
+        let opponents: Vec<&str> = closed["evaluation"]["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["opponent"].as_str().unwrap())
+            .collect();
+        assert_eq!(opponents, ["random", "gen-0001"]);
+        assert_eq!(events::read(&store).unwrap().len(), 8);
+
+        // Cut off after the evaluation: its event closes the generation as it is.
+        let evaluated_again = event("evaluate", 4);
+        store.delete(&layout::event(2, 5, "generation")).unwrap();
+        let mut resumed = Listener::default();
+        train(&game, &config, &store, &mut resumed).unwrap();
+        assert_eq!(resumed.reports, ["2 generation"]);
+        assert_eq!(
+            event("generation", 5)["evaluation"]["matches"],
+            evaluated_again["matches"]
+        );
+        assert_ne!(evaluated["time"], evaluated_again["time"]);
+
+        // Finished: a resume adds nothing.
+        let mut resumed = Listener::default();
+        train(&game, &config, &store, &mut resumed).unwrap();
+        assert!(resumed.reports.is_empty(), "{:?}", resumed.reports);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

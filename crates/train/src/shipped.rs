@@ -15,9 +15,11 @@ use zerosum_nn::{CheckpointMeta, Device, Model};
 
 use crate::error::TrainError;
 
-/// The folder of shipped models: `$ZEROSUM_MODELS`, else the repository's `models/`.
+/// The folder of shipped models: `$ZEROSUM_MODELS`, else (unset or empty) the repository's
+/// `models/`.
 pub fn models_dir() -> PathBuf {
     let dir = std::env::var_os("ZEROSUM_MODELS")
+        .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models"));
     dir.canonicalize().unwrap_or(dir)
