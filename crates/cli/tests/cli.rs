@@ -89,6 +89,22 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
     .unwrap();
     std::fs::write(dir.join("garbage.json"), "{").unwrap();
     std::fs::write(dir.join("garbage.safetensors"), "").unwrap();
+    let saved = zerosum(
+        &[
+            "arena",
+            "random",
+            "random",
+            "--game",
+            "go:size=5",
+            "--games",
+            "1",
+            "--save",
+            "game.jsonl",
+        ],
+        "",
+        &dir,
+    );
+    succeeded(&saved);
     let cases: &[(&[&str], &str)] = &[
         (&["train", "--game", "chezz"], "unknown game 'chezz'"),
         (&["train", "--game", "connect4:rows=1"], "bad parameter"),
@@ -154,6 +170,47 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         (
             &["play", "--game", "tictactoe", "--device", "tpu"],
             "device 'tpu'",
+        ),
+        (
+            &[
+                "train",
+                "--game",
+                "tictactoe",
+                "--set",
+                "learner.epochs=inf",
+            ],
+            "learner.epochs must be positive and at most 1000",
+        ),
+        (
+            &[
+                "train",
+                "--game",
+                "tictactoe",
+                "--set",
+                "model.hidden=99999999999",
+            ],
+            "model.hidden must be at most 4096",
+        ),
+        (
+            &[
+                "arena",
+                "random",
+                "random",
+                "--game",
+                "tictactoe",
+                "--games",
+                "0",
+            ],
+            "--games",
+        ),
+        (&["compare", "unknown.toml", "--minutes", "0"], "--minutes"),
+        (
+            &["uci", "--max-search-seconds", "18446744073709551615"],
+            "a year",
+        ),
+        (
+            &["export", "game.jsonl", "--out", "game.jsonl"],
+            "names the record file itself",
         ),
         (&["check-game", "othello"], "unknown game"),
         (&["accuracy"], "not provided: <PLAYERS>"),

@@ -136,9 +136,36 @@ impl ModelConfig {
         if self.value_hidden == 0 {
             errors.push("model.value_hidden must be at least 1".to_string());
         }
+        // Far past any network a board game needs; beyond them libtorch fails to allocate.
+        let widths = [
+            ("hidden", self.hidden),
+            ("channels", self.channels),
+            ("value_hidden", self.value_hidden),
+        ];
+        for (key, width) in widths {
+            if width > MAX_WIDTH {
+                errors.push(format!(
+                    "model.{key} must be at most {MAX_WIDTH}, got {width}"
+                ));
+            }
+        }
+        for (key, depth) in [("layers", self.layers), ("blocks", self.blocks)] {
+            if depth > MAX_DEPTH {
+                errors.push(format!(
+                    "model.{key} must be at most {MAX_DEPTH}, got {depth}"
+                ));
+            }
+        }
         errors
     }
 }
+
+/// The widest layer (`hidden`, `channels`, `value_hidden`) a config may ask for.
+pub const MAX_WIDTH: usize = 4096;
+/// The deepest network (`layers`, `blocks`) a config may ask for.
+pub const MAX_DEPTH: usize = 128;
+/// The most passes over the replay window a generation may take.
+pub const MAX_EPOCHS: f64 = 1000.0;
 
 /// The policy loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -235,9 +262,9 @@ impl LearnerConfig {
         if self.batch_size == 0 {
             errors.push("learner.batch_size must be at least 1".to_string());
         }
-        if self.epochs.is_nan() || self.epochs <= 0.0 {
+        if !(self.epochs > 0.0 && self.epochs <= MAX_EPOCHS) {
             errors.push(format!(
-                "learner.epochs must be positive, got {}",
+                "learner.epochs must be positive and at most {MAX_EPOCHS}, got {}",
                 self.epochs
             ));
         }

@@ -250,6 +250,14 @@ pub fn add(location: &str, dir: &Path, name: &str) -> Result<CheckpointMeta, Tra
             location: found.origin.clone(),
             reason: format!("not a checkpoint's metadata: {e}"),
         })?;
+    // A model that does not load would break every front end that plays its game.
+    let bad = |reason: String| TrainError::Store {
+        location: found.origin.clone(),
+        reason,
+    };
+    let game = parse_game(&meta.game).map_err(|e| bad(e.to_string()))?;
+    with_game!(&game, g => Model::from_bytes(&found.bytes, g, Device::Cpu, Path::new(&found.origin)))
+        .map_err(|e| bad(format!("does not load as a network: {e}")))?;
     if meta.train_seconds.is_none() {
         meta.train_seconds = crate::learner::run_train_seconds(&found.origin, meta.generation);
     }
@@ -324,6 +332,37 @@ mod tests {
         let error = list_in(&dir).unwrap_err().to_string();
         assert!(error.contains("model x"), "{error}");
         assert!(list_in(&dir.join("absent")).unwrap().is_empty());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// `models add` writes nothing for a checkpoint whose weights do not load, and adds one
+    /// that does.
+    #[test]
+    fn a_checkpoint_that_does_not_load_is_not_added() {
+        let dir = std::env::temp_dir().join(format!("zerosum-add-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let shipped = models_dir().join("tictactoe");
+        let broken = dir.join("broken");
+        std::fs::copy(
+            shipped.with_extension("json"),
+            broken.with_extension("json"),
+        )
+        .unwrap();
+        let weights = std::fs::read(shipped.with_extension("safetensors")).unwrap();
+        std::fs::write(
+            broken.with_extension("safetensors"),
+            &weights[..weights.len() / 2],
+        )
+        .unwrap();
+        let out = dir.join("models");
+        let error = add(&broken.to_string_lossy(), &out, "t")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("does not load"), "{error}");
+        assert!(!out.join("t.safetensors").exists());
+        add(&shipped.to_string_lossy(), &out, "t").unwrap();
+        assert!(out.join("t.safetensors").exists());
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -21,7 +21,7 @@ pub struct Args {
     #[command(flatten)]
     pub game: GameArgs,
     /// Games to play; A moves first in even-numbered games
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, value_parser = super::common::positive, default_value_t = 100)]
     pub games: usize,
     /// Simulations per move for checkpoint players that give none (default: the game
     /// config's play.num_simulations)

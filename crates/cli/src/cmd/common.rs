@@ -245,6 +245,29 @@ pub fn positive(text: &str) -> Result<usize, String> {
     }
 }
 
+/// A number of minutes: positive and finite.
+pub fn positive_minutes(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(minutes) if minutes > 0.0 && minutes.is_finite() => Ok(minutes),
+        _ => Err(format!(
+            "expected a positive number of minutes, got '{text}'"
+        )),
+    }
+}
+
+/// The longest a search may be asked to think: a year, far inside what a clock can add.
+const MAX_SEARCH_SECONDS: usize = 365 * 24 * 3600;
+
+/// A search's time limit in whole seconds: at least 1, at most a year.
+pub fn search_seconds(text: &str) -> Result<usize, String> {
+    match positive(text)? {
+        n if n <= MAX_SEARCH_SECONDS => Ok(n),
+        _ => Err(format!(
+            "expected at most {MAX_SEARCH_SECONDS} seconds (a year), got '{text}'"
+        )),
+    }
+}
+
 /// Joins the run at `location` as a role other than its learner (an actor, an evaluator):
 /// the run must exist and be one this build can play; its config, with `overrides`.
 pub fn join_run(

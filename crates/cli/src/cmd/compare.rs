@@ -18,7 +18,7 @@ pub struct Args {
     #[arg(long = "variant", value_name = "NAME:KEY=VALUE;...")]
     pub variants: Vec<String>,
     /// Training minutes of each recipe
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, value_parser = super::common::positive_minutes, default_value_t = 10.0)]
     pub minutes: f64,
     /// Where the runs go (DIR/<config name>) and the table (DIR/comparison.md)
     #[arg(long, default_value = "runs/compare")]

@@ -63,6 +63,12 @@ pub fn run(args: Args) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| standard_path(&args.file, extension));
+    if same_file(&out, &args.file) {
+        bail!(
+            "{}: --out names the record file itself; choose another file",
+            out.display()
+        );
+    }
     std::fs::write(&out, text).with_context(|| format!("cannot write {}", out.display()))?;
     println!(
         "wrote {} game{} to {}",
@@ -128,6 +134,14 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     (year, month, day)
+}
+
+/// Whether `a` and `b` name one existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long, value_parser = super::common::positive)]
     pub sims: Option<usize>,
     /// The longest any search thinks, in seconds, whatever `go` asks for
-    #[arg(long, value_parser = super::common::positive, default_value_t = 600)]
+    #[arg(long, value_parser = super::common::search_seconds, default_value_t = 600)]
     pub max_search_seconds: usize,
 }
 
