@@ -25,11 +25,14 @@ pub fn read_move<G: Game>(position: &G) -> HumanInput<usize> {
     loop {
         print!("your move ({}) > ", position.to_move());
         let _ = std::io::stdout().flush();
-        let mut line = String::new();
-        match stdin.lock().read_line(&mut line) {
+        // Bytes, not a String: a line that is not UTF-8 is a bad move to re-prompt on, not
+        // the end of the input.
+        let mut bytes = Vec::new();
+        match stdin.lock().read_until(b'\n', &mut bytes) {
             Ok(0) | Err(_) => return HumanInput::Quit,
             Ok(_) => {}
         }
+        let line = String::from_utf8_lossy(&bytes);
         let text = line.trim();
         match text {
             "" => continue,

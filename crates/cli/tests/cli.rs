@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn zerosum(args: &[&str], stdin: &str, dir: &Path) -> Output {
+fn zerosum(args: &[&str], stdin: impl AsRef<[u8]>, dir: &Path) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_zerosum"))
         .args(args)
         .current_dir(dir)
@@ -18,7 +18,7 @@ fn zerosum(args: &[&str], stdin: &str, dir: &Path) -> Output {
         .stdin
         .take()
         .unwrap()
-        .write_all(stdin.as_bytes())
+        .write_all(stdin.as_ref())
         .unwrap();
     child.wait_with_output().unwrap()
 }
@@ -230,8 +230,8 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
 fn play_reprompts_on_bad_moves_and_finishes_the_game() {
     let dir = scratch("play");
     // Connect four against rollout MCTS: junk, an out-of-range column and an ambiguous
-    // word get messages; then the human keeps dropping into column a until the game ends
-    // (a full column is refused too).
+    // word get messages, as does a line that is not UTF-8; then the human keeps dropping
+    // into column a until the game ends (a full column is refused too).
     let mut input = String::from("zz\nh\nhelp\n");
     for column in ["a", "b", "c", "d", "e", "f", "g"] {
         for _ in 0..6 {
@@ -239,6 +239,8 @@ fn play_reprompts_on_bad_moves_and_finishes_the_game() {
             input.push('\n');
         }
     }
+    let mut input = input.into_bytes();
+    input.splice(0..0, b"\xff\xfe\n".iter().copied());
     let output = zerosum(
         &["play", "--game", "connect4", "--sims", "50"],
         &input,
@@ -246,6 +248,10 @@ fn play_reprompts_on_bad_moves_and_finishes_the_game() {
     );
     let stdout = succeeded(&output);
     assert!(stdout.contains("'zz' is not a move here"), "{stdout}");
+    assert!(
+        stdout.contains("'\u{fffd}\u{fffd}' is not a move here"),
+        "{stdout}"
+    );
     assert!(stdout.contains("legal moves: a b c d e f g"), "{stdout}");
     assert!(stdout.contains("agent plays"), "{stdout}");
     assert!(stdout.contains("game over"), "{stdout}");
