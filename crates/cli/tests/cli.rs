@@ -382,6 +382,20 @@ fn train_then_resume_then_play_from_the_checkpoint() {
     // Training into a used run directory without --resume is refused.
     let output = zerosum(&args, "", &dir);
     assert_one_line_error(&output, "--resume");
+    // A resume keeps the run's game and network: another is refused, and the config stays.
+    let config = std::fs::read_to_string(dir.join("run/config.toml")).unwrap();
+    let resume = ["train", "--run", "run", "--resume"];
+    for (extra, needle) in [
+        (["--game", "connect4"], "not connect4"),
+        (["--set", "model.hidden=33"], "cannot change on resume"),
+    ] {
+        let output = zerosum(&[&resume[..], &extra[..]].concat(), "", &dir);
+        assert_one_line_error(&output, needle);
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("run/config.toml")).unwrap(),
+        config
+    );
     // Resume with more generations: it continues at generation 3.
     let output = zerosum(
         &[

@@ -35,6 +35,31 @@ pub struct Args {
     pub init: Option<String>,
 }
 
+/// Refuses a resume that would train another game or another network than the run's: its
+/// checkpoints hold the run's, so a changed `[model]` would be written to its config but
+/// never trained.
+fn check_resumable(
+    stored: &RunConfig,
+    config: &RunConfig,
+    game: Option<&str>,
+    location: &str,
+) -> Result<()> {
+    let full = |spec: &str| zerosum_games::registry::parse_game(spec).map(|g| g.name());
+    let run_game = full(&stored.game)?;
+    for asked in game.into_iter().chain([config.game.as_str()]) {
+        if full(asked)? != run_game {
+            bail!("{location} trains {run_game}, not {asked}: a run's game is fixed");
+        }
+    }
+    if config.model != stored.model {
+        bail!(
+            "{location} trains a {}; its [model] cannot change on resume (--init starts a new run from its weights)",
+            stored.model.describe()
+        );
+    }
+    Ok(())
+}
+
 pub fn run(mut args: Args) -> Result<()> {
     if let Some(init) = &args.init {
         if args.resume {
@@ -60,7 +85,10 @@ pub fn run(mut args: Args) -> Result<()> {
                     "{location} already holds a run: pass --resume to continue it, or --run for a new one"
                 );
             }
-            resolve_config(RunConfig::from_toml(&text, &args.game.overrides)?)?
+            let stored = RunConfig::from_toml(&text, &[])?;
+            let config = RunConfig::from_toml(&text, &args.game.overrides)?;
+            check_resumable(&stored, &config, args.game.game.as_deref(), &location)?;
+            resolve_config(config)?
         }
         None => match resolved {
             Some(resolved) => resolved,
