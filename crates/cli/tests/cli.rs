@@ -212,6 +212,17 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
             &["export", "game.jsonl", "--out", "game.jsonl"],
             "names the record file itself",
         ),
+        (
+            &[
+                "accuracy",
+                "random",
+                "--game",
+                "connect4",
+                "--save",
+                "nowhere/x.jsonl",
+            ],
+            "cannot write nowhere/x.jsonl",
+        ),
         (&["check-game", "othello"], "unknown game"),
         (&["accuracy"], "not provided: <PLAYERS>"),
         (

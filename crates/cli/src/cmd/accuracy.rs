@@ -60,6 +60,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
+    // Before any solving: a path that cannot be written would lose the solved positions.
+    if let Some(path) = &args.save {
+        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
     if let Some(path) = &args.games {
         return judge_games(path, &args);
     }
