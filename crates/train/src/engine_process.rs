@@ -3,9 +3,16 @@
 //! to quit when the player is dropped.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::Duration;
 
 use crate::error::TrainError;
+
+/// How long an engine may take over any one line of its replies, its moves included: far
+/// past any setting the strength scripts use, and an end to waiting on an engine that
+/// will never answer (a program started without its protocol's flag, say).
+pub const REPLY_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A running engine.
 pub struct EngineProcess {
@@ -13,7 +20,9 @@ pub struct EngineProcess {
     pub name: String,
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    /// The engine's lines, read on a thread of their own so that a wait can end.
+    lines: Receiver<std::io::Result<String>>,
+    timeout: Duration,
 }
 
 impl EngineProcess {
@@ -30,13 +39,30 @@ impl EngineProcess {
             .spawn()
             .map_err(|e| stopped(&name, format!("cannot start '{program}': {e}")))?;
         let stdin = child.stdin.take().expect("stdin was piped");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout was piped"));
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout was piped"));
+        let (sender, lines) = mpsc::channel();
+        // Ends at the engine's end of output, or once the player is dropped.
+        std::thread::spawn(move || loop {
+            let mut line = String::new();
+            let read = stdout.read_line(&mut line);
+            let end = !matches!(read, Ok(n) if n > 0);
+            if sender.send(read.map(|_| line)).is_err() || end {
+                return;
+            }
+        });
         Ok(EngineProcess {
             name,
             child,
             stdin,
-            stdout,
+            lines,
+            timeout: REPLY_TIMEOUT,
         })
+    }
+
+    /// The engine with another limit on the wait for each line ([`REPLY_TIMEOUT`]).
+    pub fn with_timeout(mut self, timeout: Duration) -> EngineProcess {
+        self.timeout = timeout;
+        self
     }
 
     /// Sends one line.
@@ -48,11 +74,16 @@ impl EngineProcess {
 
     /// Reads one line without its line ending; `awaited` names what for, in messages.
     pub fn read_line(&mut self, awaited: &str) -> Result<String, TrainError> {
-        let mut line = String::new();
-        match self.stdout.read_line(&mut line) {
-            Ok(0) => Err(self.stopped(format!("the engine exited before {awaited}"))),
-            Ok(_) => Ok(line.trim_end_matches(['\r', '\n']).to_string()),
-            Err(e) => Err(self.stopped(format!("no {awaited}: {e}"))),
+        match self.lines.recv_timeout(self.timeout) {
+            Ok(Ok(line)) if !line.is_empty() => Ok(line.trim_end_matches(['\r', '\n']).to_string()),
+            Ok(Ok(_)) | Err(RecvTimeoutError::Disconnected) => {
+                Err(self.stopped(format!("the engine exited before {awaited}")))
+            }
+            Ok(Err(e)) => Err(self.stopped(format!("no {awaited}: {e}"))),
+            Err(RecvTimeoutError::Timeout) => Err(self.stopped(format!(
+                "no {awaited} within {} s",
+                self.timeout.as_secs_f64()
+            ))),
         }
     }
 
@@ -82,5 +113,32 @@ impl Drop for EngineProcess {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line comes back as the engine wrote it; an engine that stays silent ends the wait
+    /// with one line naming what was awaited, and so does one that exits.
+    #[test]
+    fn a_silent_engine_ends_the_wait_with_an_error() {
+        let command = ["cat".to_string()];
+        let mut echo = EngineProcess::start("echo".into(), &command).unwrap();
+        echo.send("= hello").unwrap();
+        assert_eq!(echo.read_line("a greeting").unwrap(), "= hello");
+
+        let command = ["sleep".to_string(), "30".to_string()];
+        let mut silent = EngineProcess::start("silent".into(), &command)
+            .unwrap()
+            .with_timeout(Duration::from_millis(200));
+        let error = silent.read_line("a move").unwrap_err().to_string();
+        assert!(error.contains("no a move within 0.2 s"), "{error}");
+
+        let command = ["true".to_string()];
+        let mut gone = EngineProcess::start("gone".into(), &command).unwrap();
+        let error = gone.read_line("a move").unwrap_err().to_string();
+        assert!(error.contains("exited before a move"), "{error}");
     }
 }
