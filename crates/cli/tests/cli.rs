@@ -223,6 +223,16 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
             ],
             "cannot write nowhere/x.jsonl",
         ),
+        (
+            &[
+                "train",
+                "--game",
+                "tictactoe",
+                "--set",
+                r#"arena.baselines=["mcts:-1"]"#,
+            ],
+            "arena.baselines: bad player 'mcts:-1'",
+        ),
         (&["check-game", "othello"], "unknown game"),
         (&["accuracy"], "not provided: <PLAYERS>"),
         (

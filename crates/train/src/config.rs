@@ -451,6 +451,12 @@ impl RunConfig {
         if self.replay.window_positions == 0 {
             errors.push("replay.window_positions must be at least 1".to_string());
         }
+        // A baseline is played only at the first evaluation: a bad one must stop the run now.
+        for spec in &self.arena.baselines {
+            if let Err(e) = spec.parse::<crate::players::PlayerSpec>() {
+                errors.push(format!("arena.baselines: {e}"));
+            }
+        }
         if self.arena.num_simulations == 0 {
             errors.push("arena.num_simulations must be at least 1".to_string());
         }

@@ -95,6 +95,10 @@ pub fn run(args: Args) -> Result<()> {
             other.config.game
         );
     }
+    // The references play only after every recipe has trained: a bad one must stop us now.
+    for reference in &args.references {
+        reference.parse::<zerosum_train::PlayerSpec>()?;
+    }
     let settings = CompareSettings {
         minutes: args.minutes,
         seed: args.seed,
