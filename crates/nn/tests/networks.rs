@@ -423,14 +423,21 @@ fn min_weights_is_a_lower_bound_and_oversized_declarations_are_refused() {
             assert!(bound > 0);
         }
     }
+    // A network within the config's limits but far larger than its file, and one past them.
     let model = new_model(&game, &tiny_config(Family::Resnet));
-    let mut bytes = model.to_bytes().unwrap();
-    let mut meta: serde_json::Value = serde_json::from_slice(&bytes.meta).unwrap();
-    meta["model"]["channels"] = serde_json::json!(1_000_000_000u64);
-    bytes.meta = serde_json::to_vec(&meta).unwrap();
-    let error = Model::from_bytes(&bytes, &game, Device::Cpu, &PathBuf::from("huge"))
-        .err()
-        .expect("refused")
-        .to_string();
-    assert!(error.contains("declares at least"), "{error}");
+    for (channels, refusal) in [
+        (4096u64, "declares at least"),
+        (1_000_000_000, "model.channels must be at most 4096"),
+    ] {
+        let mut bytes = model.to_bytes().unwrap();
+        let mut meta: serde_json::Value = serde_json::from_slice(&bytes.meta).unwrap();
+        meta["model"]["channels"] = serde_json::json!(channels);
+        meta["model"]["blocks"] = serde_json::json!(64);
+        bytes.meta = serde_json::to_vec(&meta).unwrap();
+        let error = Model::from_bytes(&bytes, &game, Device::Cpu, &PathBuf::from("huge"))
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(error.contains(refusal), "{error}");
+    }
 }
