@@ -87,6 +87,7 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         "{\"game\":\"tictactoe\",\"model\":{},\"obs_shape\":[8,3,3],\"num_actions\":9,\"step\":0,\"generation\":0,\"zerosum_version\":\"0\"}",
     )
     .unwrap();
+    std::fs::write(dir.join("ok.toml"), "game = \"tictactoe\"\n").unwrap();
     std::fs::write(dir.join("garbage.json"), "{").unwrap();
     std::fs::write(dir.join("garbage.safetensors"), "").unwrap();
     let saved = zerosum(
@@ -204,6 +205,10 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
             "--games",
         ),
         (&["compare", "unknown.toml", "--minutes", "0"], "--minutes"),
+        (
+            &["compare", "ok.toml", "--variant", "../out:seed=2"],
+            "name the recipe with letters",
+        ),
         (
             &["uci", "--max-search-seconds", "18446744073709551615"],
             "a year",

@@ -73,6 +73,15 @@ pub fn run(args: Args) -> Result<()> {
         let Some((name, sets)) = variant.split_once(':') else {
             bail!("--variant {variant}: expected NAME:KEY=VALUE;KEY=VALUE");
         };
+        // The name is a folder inside --out: nothing that could lead out of it.
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            || name.starts_with('.')
+        {
+            bail!("--variant {variant}: name the recipe with letters, digits, -, _ and .");
+        }
         let overrides: Vec<String> = sets.split(';').map(str::to_string).collect();
         let config =
             RunConfig::from_toml(base, &overrides).with_context(|| format!("--variant {name}"))?;
