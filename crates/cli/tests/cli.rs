@@ -249,6 +249,12 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         let output = zerosum(args, "", &dir);
         assert_one_line_error(&output, needle);
     }
+    // An error that names its cause is not followed by the cause again.
+    let output = zerosum(&["replay", "."], "", &dir);
+    let cause = "Is a directory (os error 21)";
+    assert_one_line_error(&output, cause);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches(cause).count(), 1, "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
