@@ -125,7 +125,8 @@ fn main() -> ExitCode {
 }
 
 /// The error and its causes on one line, each cause once: an error that already says its
-/// cause (`PATH: File exists`) is not followed by it again.
+/// cause (`PATH: File exists`) is not followed by it again. Every error a person reads
+/// (the terminal's, the web board's) is written this way.
 fn one_line(error: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in error.chain() {

@@ -167,7 +167,7 @@ fn run_job<G: Game>(
         None => {
             let agent = factory
                 .build(job.sims, worker)
-                .map_err(|e| format!("{e:#}"))?;
+                .map_err(|e| crate::one_line(&e))?;
             if agents.len() >= AGENTS_PER_WORKER {
                 agents.remove(0);
             }
