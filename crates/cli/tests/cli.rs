@@ -206,6 +206,14 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         ),
         (&["compare", "unknown.toml", "--minutes", "0"], "--minutes"),
         (
+            &["serve", "--game", "tictactoe", "--max-sims", "0"],
+            "--max-sims",
+        ),
+        (
+            &["serve", "--game", "tictactoe", "--search-threads", "0"],
+            "--search-threads",
+        ),
+        (
             &["compare", "ok.toml", "--variant", "../out:seed=2"],
             "name the recipe with letters",
         ),
@@ -625,6 +633,7 @@ fn an_actor_refuses_what_it_cannot_join() {
     let actor = |run: &str| zerosum(&["actor", "--run", run, "--batches", "1"], "", &dir);
     assert_one_line_error(&actor("nowhere"), "nowhere: no such directory");
     assert_one_line_error(&actor("ftp://host/run"), "unknown scheme ftp://");
+    assert_one_line_error(&actor("s3://"), "s3://: the URL names no bucket");
     assert_one_line_error(&actor("sync"), "synchronous");
     // A run made by another build of zerosum.
     let identity = dir.join("async/run.json");

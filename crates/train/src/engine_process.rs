@@ -60,7 +60,8 @@ impl EngineProcess {
     }
 
     /// The engine with another limit on the wait for each line ([`REPLY_TIMEOUT`]).
-    pub fn with_timeout(mut self, timeout: Duration) -> EngineProcess {
+    #[cfg(test)]
+    fn with_timeout(mut self, timeout: Duration) -> EngineProcess {
         self.timeout = timeout;
         self
     }
@@ -90,6 +91,25 @@ impl EngineProcess {
     /// The error of this player stopping for `reason`.
     pub fn stopped(&self, reason: String) -> TrainError {
         stopped(&self.name, reason)
+    }
+}
+
+/// The longest excerpt of an engine's words that a message quotes.
+const QUOTED_CHARS: usize = 200;
+
+/// What an engine said, for a one-line message: its lines joined by " / " and cut to
+/// [`QUOTED_CHARS`] characters, so that an engine's long or many-line answer cannot flood
+/// the message.
+pub fn quoted(said: &str) -> String {
+    let joined = said
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" / ");
+    match joined.char_indices().nth(QUOTED_CHARS) {
+        Some((cut, _)) => format!("{}...", &joined[..cut]),
+        None => joined,
     }
 }
 
@@ -140,5 +160,15 @@ mod tests {
         let mut gone = EngineProcess::start("gone".into(), &command).unwrap();
         let error = gone.read_line("a move").unwrap_err().to_string();
         assert!(error.contains("exited before a move"), "{error}");
+    }
+
+    #[test]
+    fn an_engine_is_quoted_on_one_line_and_in_a_few_hundred_characters() {
+        assert_eq!(quoted("illegal move"), "illegal move");
+        assert_eq!(quoted(" first\r\n\n  second \n"), "first / second");
+        let flood = "é".repeat(10_000);
+        let cut = quoted(&flood);
+        assert_eq!(cut.chars().count(), QUOTED_CHARS + 3);
+        assert!(cut.ends_with("..."));
     }
 }

@@ -10,7 +10,7 @@ use rand::rngs::SmallRng;
 use zerosum_games::registry::param_pairs;
 use zerosum_games::{Action, Game, Player};
 
-use crate::engine_process::{stopped, EngineProcess};
+use crate::engine_process::{quoted, stopped, EngineProcess};
 use crate::error::TrainError;
 use crate::players::{Agent, Choice};
 
@@ -70,7 +70,7 @@ impl GtpClient {
             let text = reply.strip_prefix('?').unwrap_or(reply).trim();
             Err(self
                 .engine
-                .stopped(format!("answered '{command}' with: {text}")))
+                .stopped(format!("answered '{command}' with: {}", quoted(text))))
         }
     }
 }
@@ -100,9 +100,10 @@ impl<G: Game> Agent<G> for GtpClient {
                 "resigned; run it with resignation off (GNU Go: --never-resign)".to_string(),
             ));
         }
-        let action = position
-            .parse_action(&reply)
-            .map_err(|e| self.engine.stopped(format!("chose '{reply}': {e}")))?;
+        let action = position.parse_action(&reply).map_err(|e| {
+            self.engine
+                .stopped(format!("chose '{}': {e}", quoted(&reply)))
+        })?;
         self.generated = Some(action);
         Ok(Choice {
             action,
@@ -131,5 +132,29 @@ impl<G: Game> Agent<G> for GtpClient {
         if let Err(error) = self.send("clear_board") {
             self.out_of_step = Some(error);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zerosum_games::tic_tac_toe::TicTacToe;
+
+    /// An engine that refuses every command at length, over many lines.
+    #[test]
+    fn a_refusal_is_reported_on_one_short_line() {
+        let script = "while read -r line; do printf '? no\\n'; \
+                      for i in $(seq 500); do printf 'more words %s\\n' $i; done; printf '\\n'; done";
+        let command = ["sh", "-c", script].map(String::from);
+        let Err(error) = GtpClient::start(&command, &TicTacToe::default()) else {
+            panic!("an engine that refuses clear_board cannot start");
+        };
+        let error = error.to_string();
+        assert!(
+            error.contains("answered 'clear_board' with: no / more words 1 / more words 2"),
+            "{error}"
+        );
+        assert!(!error.contains('\n'), "{error}");
+        assert!(error.len() < 500, "{error}");
     }
 }

@@ -123,12 +123,16 @@ impl RunStore {
 
     /// Opens the run at `location` as [`RunStore::create`] does, but creates nothing.
     pub fn open(location: &str) -> Result<RunStore, TrainError> {
-        let location = location.trim_end_matches('/').to_string();
-        let named = location.clone();
+        let trimmed = location.trim_end_matches('/');
         let failed = |reason: String| TrainError::Store {
-            location: named.clone(),
+            location: location.to_string(),
             reason,
         };
+        // "s3://" trimmed would read as a local folder named "s3:".
+        if is_url(location) && !is_url(trimmed) {
+            return Err(failed("the URL names no bucket or folder".into()));
+        }
+        let location = trimmed.to_string();
         let objects: Arc<dyn ObjectStore> = if !is_url(&location) || location.starts_with("file://")
         {
             let path = local_path(&location);
@@ -467,6 +471,13 @@ mod tests {
             let error = RunStore::open(location).unwrap_err().to_string();
             assert!(error.contains(location), "{error}");
             assert!(!error.contains('\n'), "{error}");
+        }
+        for location in ["s3://", "gs:///", "file://"] {
+            let error = RunStore::open(location).unwrap_err().to_string();
+            assert_eq!(
+                error,
+                format!("{location}: the URL names no bucket or folder")
+            );
         }
         // Nothing listens on port 9: the endpoint is unreachable, and that is said at once.
         std::env::set_var("AWS_ENDPOINT_URL", "http://127.0.0.1:9");

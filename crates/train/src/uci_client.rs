@@ -9,7 +9,7 @@
 use rand::rngs::SmallRng;
 use zerosum_games::{Action, Game};
 
-use crate::engine_process::EngineProcess;
+use crate::engine_process::{quoted, EngineProcess};
 use crate::error::TrainError;
 use crate::players::{Agent, Choice};
 
@@ -120,7 +120,7 @@ impl UciClient {
             line.contains("no such option") || line.contains("unknown option")
         };
         match said.iter().find(refused) {
-            Some(line) => Err(self.engine.stopped(line.clone())),
+            Some(line) => Err(self.engine.stopped(quoted(line))),
             None => Ok(()),
         }
     }
@@ -162,9 +162,10 @@ impl<G: Game> Agent<G> for UciClient {
         let lines = self.read_until("bestmove")?;
         let last = lines.last().expect("read_until returns its line");
         let text = last.split_whitespace().nth(1).unwrap_or_default();
-        let action = position
-            .parse_action(text)
-            .map_err(|e| self.engine.stopped(format!("chose '{text}': {e}")))?;
+        let action = position.parse_action(text).map_err(|e| {
+            self.engine
+                .stopped(format!("chose '{}': {e}", quoted(text)))
+        })?;
         Ok(Choice {
             action,
             value: None,

@@ -28,13 +28,13 @@ pub struct Args {
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
     /// The largest simulation count the page may ask for
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, value_parser = super::common::positive, default_value_t = 20_000)]
     pub max_sims: usize,
     /// Threads that search, each with its own agent: games searched at once
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, value_parser = super::common::positive, default_value_t = 2)]
     pub search_threads: usize,
     /// Games kept at once; the least recently used makes room for a new one
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, value_parser = super::common::positive, default_value_t = 256)]
     pub max_games: usize,
     /// Minutes a game may sit untouched before it is forgotten
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
