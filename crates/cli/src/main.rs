@@ -31,7 +31,8 @@ enum Command {
     Play(cmd::play::Args),
     /// List the trained models that ship with zerosum (add one with `models add`)
     Models(cmd::models::Args),
-    /// Play a match between two players and report the score and Elo difference
+    /// Play a match between two players and report the score and Elo difference (and in Go
+    /// the mean margin)
     Arena(cmd::arena::Args),
     /// Speak the Go Text Protocol on stdin/stdout, for any game
     Gtp(cmd::gtp::Args),

@@ -578,6 +578,7 @@ fn report_dict<'py>(py: Python<'py>, report: &MatchReport) -> PyResult<Bound<'py
         "opponent_ms_per_move",
         report.opponent_thinking.millis_per_move(),
     )?;
+    out.set_item("margin", report.margin.mean())?;
     Ok(out)
 }
 

@@ -71,3 +71,20 @@ def test_the_strength_scripts_refuse_bad_arguments_in_one_line(name, args, messa
     assert done.returncode != 0
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], done.stderr
+
+
+def test_a_go_row_carries_the_arena_s_margin():
+    zerosum = os.path.join(ROOT, "target", "release", "zerosum")
+    match = subprocess.run(
+        [zerosum, "arena", "shipped:sims=8", "random", "--game", "go:size=5",
+         "--games", "2", "--opening-plies", "2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    ).stdout.strip().splitlines()[-1]
+    margin = re.search(r", margin ([-+][\d.]+) points a game$", match)
+    assert margin, match
+    row = subprocess.run(
+        ["bash", "-c", 'source scripts/strength/common.sh; table_row "$@"', "row",
+         "go:size=5", "models/go-5x5", "8", "random", "2", match],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+    ).stdout
+    assert f"| +2 =0 -0 | 100.0% [34.2%, 100.0%], margin {margin.group(1)} points a game |" in row, row

@@ -43,6 +43,31 @@ pub struct MatchReport {
     /// The same for B.
     #[serde(default)]
     pub opponent_thinking: Thinking,
+    /// A's final scores, in games whose rules count one (Go).
+    #[serde(default)]
+    pub margin: Margin,
+}
+
+/// The points by which a player won its games (negative: lost), summed over the games
+/// whose rules count a score: how far apart two players are when one wins every game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Margin {
+    /// Games counted.
+    pub games: u32,
+    /// Their final scores summed, from the player's view.
+    pub points: f64,
+}
+
+impl Margin {
+    /// The mean final score, or `None` when no game counted one.
+    pub fn mean(&self) -> Option<f64> {
+        (self.games > 0).then(|| self.points / self.games as f64)
+    }
+
+    fn merge(&mut self, other: Margin) {
+        self.games += other.games;
+        self.points += other.points;
+    }
 }
 
 /// How long a player took to choose its moves: compares budgets of different kinds
@@ -127,6 +152,7 @@ impl MatchReport {
         self.wins_as_second += other.wins_as_second;
         self.thinking.merge(other.thinking);
         self.opponent_thinking.merge(other.opponent_thinking);
+        self.margin.merge(other.margin);
     }
 
     fn add(&mut self, value_for_a: f32, a_first: bool) {
@@ -207,7 +233,11 @@ impl fmt::Display for MatchReport {
             elo_high,
             short_number(self.thinking.millis_per_move()),
             short_number(self.opponent_thinking.millis_per_move()),
-        )
+        )?;
+        match self.margin.mean() {
+            Some(mean) => write!(f, ", margin {mean:+.1} points a game"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -228,16 +258,24 @@ pub fn play_game_from<G: Game>(
     players: [&mut dyn Agent<G>; 2],
     rng: &mut SmallRng,
 ) -> Result<GameRecord, TrainError> {
-    play_timed_game(initial, opening, players, rng).map(|(record, _)| record)
+    play_timed_game(initial, opening, players, rng).map(|game| game.record)
 }
 
-/// [`play_game_from`], also returning how long the first and the second player thought.
+/// A game played: its record, how long the first and the second player thought, and the
+/// final score from the first player's view where the rules count one.
+struct TimedGame {
+    record: GameRecord,
+    thinking: [Thinking; 2],
+    final_score: Option<f32>,
+}
+
+/// [`play_game_from`], also timing the players and counting the final score.
 fn play_timed_game<G: Game>(
     initial: &G,
     opening: &[Action],
     players: [&mut dyn Agent<G>; 2],
     rng: &mut SmallRng,
-) -> Result<(GameRecord, [Thinking; 2]), TrainError> {
+) -> Result<TimedGame, TrainError> {
     let mut thinking = [Thinking::default(); 2];
     let [first, second] = players;
     first.reset();
@@ -273,8 +311,11 @@ fn play_timed_game<G: Game>(
         position.apply(choice.action);
         actions.push(choice.action);
     }
-    let record = GameRecord::new(initial, [first.name(), second.name()], actions, Vec::new());
-    Ok((record, thinking))
+    Ok(TimedGame {
+        record: GameRecord::new(initial, [first.name(), second.name()], actions, Vec::new()),
+        thinking,
+        final_score: position.final_score(),
+    })
 }
 
 /// Plays `games` games between `a` and `b`, A first in even-numbered games; calls
@@ -335,16 +376,22 @@ pub fn play_match_with_openings<G: Game>(
         if a_first {
             opening = random_opening(initial, opening_plies, rng);
         }
-        let (record, clocks) = if a_first {
+        let game = if a_first {
             play_timed_game(initial, &opening, [&mut *a, &mut *b], rng)?
         } else {
             play_timed_game(initial, &opening, [&mut *b, &mut *a], rng)?
         };
         let (a_seat, sign) = if a_first { (0, 1.0) } else { (1, -1.0) };
-        report.add(sign * record.value_first, a_first);
-        report.thinking.merge(clocks[a_seat]);
-        report.opponent_thinking.merge(clocks[1 - a_seat]);
-        on_game(&record, &report);
+        report.add(sign * game.record.value_first, a_first);
+        report.thinking.merge(game.thinking[a_seat]);
+        report.opponent_thinking.merge(game.thinking[1 - a_seat]);
+        if let Some(score) = game.final_score {
+            report.margin.merge(Margin {
+                games: 1,
+                points: f64::from(sign * score),
+            });
+        }
+        on_game(&game.record, &report);
     }
     Ok(report)
 }
@@ -409,6 +456,56 @@ mod tests {
         assert_eq!(report.opponent_thinking.moves, chosen - chosen_by_a);
         assert!(report.opponent_thinking.seconds > 0.0);
         assert!(report.to_string().contains(" ms a move against "));
+    }
+
+    /// Go counts a score: the margin is A's, game by game, as the final positions count it;
+    /// tic-tac-toe counts none, and its report says nothing of margins.
+    #[test]
+    fn the_margin_is_the_final_score_from_a_s_view() {
+        use crate::players::RandomAgent;
+        use rand::SeedableRng;
+        use zerosum_games::go::Go;
+        use zerosum_games::registry::{parse_game, FromAnyGame};
+        use zerosum_games::tic_tac_toe::TicTacToe;
+        let go = Go::from_any(parse_game("go:size=5,komi=2.5").unwrap()).unwrap();
+        let mut rng = SmallRng::seed_from_u64(4);
+        let mut points = 0.0;
+        let report = play_match_with_openings(
+            &go,
+            &mut RandomAgent,
+            &mut RandomAgent,
+            6,
+            2,
+            &mut rng,
+            |record, so_far| {
+                let mut position = go.clone();
+                for &action in &record.actions {
+                    position.apply(action);
+                }
+                let a_first = so_far.games() % 2 == 1;
+                let score = f64::from(position.final_score().unwrap());
+                points += if a_first { score } else { -score };
+            },
+        )
+        .unwrap();
+        assert_eq!(report.margin.games, 6);
+        assert_eq!(report.margin.points, points);
+        assert!(points != 0.0);
+        let mean = format!(", margin {:+.1} points a game", points / 6.0);
+        assert!(report.to_string().ends_with(&mean), "{report}");
+
+        let report = play_match_with_openings(
+            &TicTacToe::new(),
+            &mut RandomAgent,
+            &mut RandomAgent,
+            2,
+            0,
+            &mut rng,
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(report.margin.mean(), None);
+        assert!(!report.to_string().contains("margin"), "{report}");
     }
 
     #[test]

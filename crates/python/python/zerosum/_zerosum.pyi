@@ -126,7 +126,8 @@ def arena(
     "mcts:1000", "shipped" or "checkpoint:runs/c4", Agents, or callables state -> action), each
     moving first in half of them. Returns a, b, games, wins, draws, losses (A's),
     wins_as_first, wins_as_second, score, score_interval (95%), elo, elo_interval,
-    ms_per_move and opponent_ms_per_move."""
+    ms_per_move, opponent_ms_per_move, and margin: A's mean final score in points where the
+    game counts one (Go), else None."""
 
 def wilson_interval(share: float, n: int) -> Tuple[float, float]:
     """The 95% Wilson score interval of a share observed over `n` trials, as arena's
