@@ -87,6 +87,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    end_quietly_when_output_fails();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("ZEROSUM_LOG")
@@ -118,11 +119,46 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of the output has gone: nobody is left to tell.
+        Err(e) if e.chain().any(is_broken_pipe) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// `println!` panics when standard output cannot be written: ends the process instead, in
+/// silence when the reader has gone (`zerosum replay ... | head`, as Unix tools end on
+/// SIGPIPE), else with one line. Work already saved stays saved; a training run resumes.
+fn end_quietly_when_output_fails() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        match message.strip_prefix("failed printing to stdout: ") {
+            Some(cause) => output_failed(cause),
+            None => default(info),
+        }
+    }));
+}
+
+fn is_broken_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
+    error
+        .downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// Ends the process because standard output failed with `cause`.
+pub fn output_failed(cause: &str) -> ! {
+    if !cause.contains("Broken pipe") {
+        eprintln!("error: cannot write to standard output: {cause}");
+    }
+    std::process::exit(1)
 }
 
 /// The error and its causes on one line, each cause once: an error that already says its

@@ -755,3 +755,68 @@ fn front_ends_play_the_shipped_models_by_default() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Output that cannot be written ends the command with one line (a full disk) or quietly
+/// (a reader that has gone, as `| head` leaves it), never with a panic; a UCI engine whose
+/// GUI cannot hear it ends too.
+#[test]
+fn output_that_cannot_be_written_ends_the_command_without_a_panic() {
+    let dir = scratch("output");
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let run = |args: &[&str], stdin: &[u8], stdout: Stdio| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zerosum"))
+            .args(args)
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let record = [
+        "arena",
+        "random",
+        "random",
+        "--game",
+        "tictactoe",
+        "--games",
+        "1",
+    ];
+    succeeded(&run(
+        &[&record[..], &["--save", "g.jsonl"]].concat(),
+        b"",
+        Stdio::null(),
+    ));
+    let to_full = run(&["replay", "g.jsonl"], b"", full().into());
+    assert_one_line_error(&to_full, "cannot write to standard output: No space left");
+    let to_full = run(&["models"], b"", full().into());
+    assert_one_line_error(&to_full, "No space left on device");
+    // After the line that names the model it plays.
+    let uci = run(&["uci"], b"uci\ngo nodes 3\n", full().into());
+    let stderr = String::from_utf8_lossy(&uci.stderr);
+    assert!(!uci.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.lines().last(),
+        Some("error: cannot write to standard output: No space left on device (os error 28)"),
+        "{stderr}"
+    );
+
+    // A reader that closed the pipe before the first line: `models` had said all it had
+    // to, the replay had more.
+    for (args, success) in [(&["models"][..], true), (&["replay", "g.jsonl"], false)] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let gone = run(args, b"", writer.into());
+        let stderr = String::from_utf8_lossy(&gone.stderr);
+        assert_eq!(gone.status.success(), success, "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

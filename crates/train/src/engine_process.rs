@@ -2,7 +2,7 @@
 //! line at a time (GTP in [`crate::gtp_client`], UCI in [`crate::uci_client`]), and told
 //! to quit when the player is dropped.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
@@ -14,6 +14,11 @@ use crate::error::TrainError;
 /// will never answer (a program started without its protocol's flag, say).
 pub const REPLY_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// The most an engine may say in answer to one command (GNU Go's longest replies and
+/// Stockfish's `info` lines over minutes of thought are a few hundred kilobytes): past it,
+/// the engine is taken to be something else speaking, and stopped.
+pub const MAX_REPLY_BYTES: usize = 16 << 20;
+
 /// A running engine.
 pub struct EngineProcess {
     /// The player's name (its spec), for messages.
@@ -23,6 +28,8 @@ pub struct EngineProcess {
     /// The engine's lines, read on a thread of their own so that a wait can end.
     lines: Receiver<std::io::Result<String>>,
     timeout: Duration,
+    /// Bytes of reply read since the last command was sent.
+    replied: usize,
 }
 
 impl EngineProcess {
@@ -40,11 +47,25 @@ impl EngineProcess {
             .map_err(|e| stopped(&name, format!("cannot start '{program}': {e}")))?;
         let stdin = child.stdin.take().expect("stdin was piped");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout was piped"));
-        let (sender, lines) = mpsc::channel();
-        // Ends at the engine's end of output, or once the player is dropped.
+        // Bounded, so that an engine talking faster than it is heard waits for the reader.
+        let (sender, lines) = mpsc::sync_channel(16);
+        // Ends at the engine's end of output, at a line too long to be a reply, or once the
+        // player is dropped.
         std::thread::spawn(move || loop {
             let mut line = String::new();
-            let read = stdout.read_line(&mut line);
+            let read = (&mut stdout)
+                .take(MAX_REPLY_BYTES as u64 + 1)
+                .read_line(&mut line)
+                .and_then(|n| {
+                    if n > MAX_REPLY_BYTES {
+                        let limit = MAX_REPLY_BYTES >> 20;
+                        Err(std::io::Error::other(format!(
+                            "a line of more than {limit} MiB"
+                        )))
+                    } else {
+                        Ok(n)
+                    }
+                });
             let end = !matches!(read, Ok(n) if n > 0);
             if sender.send(read.map(|_| line)).is_err() || end {
                 return;
@@ -56,6 +77,7 @@ impl EngineProcess {
             stdin,
             lines,
             timeout: REPLY_TIMEOUT,
+            replied: 0,
         })
     }
 
@@ -68,6 +90,7 @@ impl EngineProcess {
 
     /// Sends one line.
     pub fn send(&mut self, line: &str) -> Result<(), TrainError> {
+        self.replied = 0;
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
             .map_err(|e| self.stopped(format!("'{line}' could not be sent: {e}")))
@@ -76,7 +99,16 @@ impl EngineProcess {
     /// Reads one line without its line ending; `awaited` names what for, in messages.
     pub fn read_line(&mut self, awaited: &str) -> Result<String, TrainError> {
         match self.lines.recv_timeout(self.timeout) {
-            Ok(Ok(line)) if !line.is_empty() => Ok(line.trim_end_matches(['\r', '\n']).to_string()),
+            Ok(Ok(line)) if !line.is_empty() => {
+                self.replied += line.len();
+                if self.replied > MAX_REPLY_BYTES {
+                    return Err(self.stopped(format!(
+                        "said more than {} MiB awaiting {awaited}",
+                        MAX_REPLY_BYTES >> 20
+                    )));
+                }
+                Ok(line.trim_end_matches(['\r', '\n']).to_string())
+            }
             Ok(Ok(_)) | Err(RecvTimeoutError::Disconnected) => {
                 Err(self.stopped(format!("the engine exited before {awaited}")))
             }
@@ -160,6 +192,26 @@ mod tests {
         let mut gone = EngineProcess::start("gone".into(), &command).unwrap();
         let error = gone.read_line("a move").unwrap_err().to_string();
         assert!(error.contains("exited before a move"), "{error}");
+    }
+
+    /// An engine that never stops talking (`yes`) or never ends a line (`cat /dev/zero`)
+    /// is stopped once it has said more than any reply holds, in bounded memory.
+    #[test]
+    fn an_endless_reply_is_cut_off() {
+        for (command, said) in [
+            ("yes", "said more than 16 MiB awaiting a move"),
+            ("cat /dev/zero", "no a move: a line of more than 16 MiB"),
+        ] {
+            let command: Vec<String> = command.split(' ').map(String::from).collect();
+            let mut talker = EngineProcess::start("talker".into(), &command).unwrap();
+            talker.send("genmove b").unwrap();
+            let error = loop {
+                if let Err(error) = talker.read_line("a move") {
+                    break error.to_string();
+                }
+            };
+            assert!(error.contains(said), "{error}");
+        }
     }
 
     #[test]

@@ -133,8 +133,8 @@ impl RunStore {
             return Err(failed("the URL names no bucket or folder".into()));
         }
         let location = trimmed.to_string();
-        let objects: Arc<dyn ObjectStore> = if !is_url(&location) || location.starts_with("file://")
-        {
+        let local = !is_url(&location) || location.starts_with("file://");
+        let objects: Arc<dyn ObjectStore> = if local {
             let path = local_path(&location);
             if !path.is_dir() {
                 return Err(failed("no such directory".into()));
@@ -158,7 +158,14 @@ impl RunStore {
         runtime()
             .block_on(store.objects.list_with_delimiter(None))
             .map_err(|e| failed(one_line(&e)))?;
-        Ok(store.with_patience(Duration::from_secs(600)))
+        // A disk answers the same the second time (a file where a folder should be, a full
+        // disk): only object storage's failures pass, and are worth waiting out.
+        let patience = if local {
+            Duration::ZERO
+        } else {
+            Duration::from_secs(600)
+        };
+        Ok(store.with_patience(patience))
     }
 
     /// How long transient failures are retried before an operation gives up.
@@ -462,6 +469,24 @@ mod tests {
         store.delete("games/a.jsonl").unwrap();
         store.delete("games/a.jsonl").unwrap();
         assert_eq!(store.list("games").unwrap(), vec!["b/c.jsonl"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A local run whose folder is damaged fails at once, with the path: a disk does not
+    /// heal while one waits, so nothing is retried.
+    #[test]
+    fn a_local_failure_is_not_retried() {
+        let (dir, store) = scratch("local");
+        std::fs::write(dir.join("metrics"), "a file where a folder should be").unwrap();
+        let start = Instant::now();
+        let error = store.put_once("metrics/gen-0001.json", b"{}").unwrap_err();
+        assert!(start.elapsed() < Duration::from_secs(5), "{error}");
+        assert!(
+            error
+                .to_string()
+                .contains("metrics/gen-0001.json: cannot write"),
+            "{error}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -14,12 +14,13 @@ use zerosum_search::{search_one, Bound, EvalCache, Evaluator, SearchConfig, Tree
 /// Where the engine's lines go: shared by the loop and the search thread.
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 
-/// Writes one line and flushes. A closed output (the GUI went away) is not an error here:
-/// the loop ends when its input does.
+/// Writes one line and flushes; ends the process if the line cannot be written (the GUI
+/// went away, or a full disk took the log), since nobody hears the engine any more.
 pub fn say(out: &Output, line: &str) {
     let mut out = out.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+    if let Err(e) = writeln!(out, "{line}").and_then(|()| out.flush()) {
+        crate::output_failed(&e.to_string());
+    }
 }
 
 /// The most simulations between looks at the stop flag and the clock.
