@@ -257,6 +257,49 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         let output = zerosum(args, "", &dir);
         assert_one_line_error(&output, needle);
     }
+    // Solved positions and recorded games that could not have been written.
+    let files = [
+        (
+            "over.jsonl",
+            r#"{"stage":"end","moves":["a1","a2","b1","b2","c1"],"values":[["c2",0]]}"#,
+            "the game is over there",
+        ),
+        (
+            "valued.jsonl",
+            r#"{"stage":"begin","moves":["a1"],"values":[["a1",1]]}"#,
+            "a1 is not a legal move there",
+        ),
+        (
+            "stage.jsonl",
+            r#"{"stage":"banana","moves":[],"values":[]}"#,
+            r#"stage "banana" is not one of begin, middle, end"#,
+        ),
+        (
+            "unfinished.jsonl",
+            r#"{"game":"tictactoe","players":["a","b"],"actions":[0],"moves":["a3"],"result":"1-0","value_first":1.0}"#,
+            "not finished after its 1 moves",
+        ),
+    ];
+    for (name, text, needle) in files {
+        std::fs::write(
+            dir.join(name),
+            format!(
+                "{text}
+"
+            ),
+        )
+        .unwrap();
+        let args: &[&str] = if name == "unfinished.jsonl" {
+            &["accuracy", "--games", name]
+        } else {
+            &["accuracy", "random", "--game", "tictactoe", "--load", name]
+        };
+        assert_one_line_error(&zerosum(args, "", &dir), needle);
+    }
+    assert_one_line_error(
+        &zerosum(&["replay", "unfinished.jsonl"], "", &dir),
+        "unfinished.jsonl line 1",
+    );
     // An error that names its cause is not followed by the cause again.
     let output = zerosum(&["replay", "."], "", &dir);
     let cause = "Is a directory (os error 21)";

@@ -115,6 +115,7 @@ pub fn stages(cells: usize, first: usize) -> Vec<Stage> {
 
 /// A solved position: how to reach it and the value of each of its moves.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SolvedPosition {
     /// The stage it was drawn for.
     pub stage: String,
@@ -125,13 +126,47 @@ pub struct SolvedPosition {
 }
 
 impl SolvedPosition {
-    /// The position itself, replayed from `initial`.
-    pub fn position<G: Game>(&self, initial: &G) -> Result<G, TrainError> {
+    /// The position itself, replayed from `initial`, once it is known to be one that a
+    /// player can be judged in: not finished, with a value of -1, 0 or 1 for each of its
+    /// legal moves, once each and for no other move, and a stage of `stages`.
+    pub fn position<G: Game>(&self, initial: &G, stages: &[Stage]) -> Result<G, TrainError> {
+        let bad =
+            |reason: String| TrainError::Benchmark(format!("position {:?}: {reason}", self.moves));
         let mut position = initial.clone();
         for text in &self.moves {
             position
                 .play_notation(text)
-                .map_err(|e| TrainError::Benchmark(format!("position {:?}: {e}", self.moves)))?;
+                .map_err(|e| bad(e.to_string()))?;
+        }
+        if position.is_terminal() {
+            return Err(bad("the game is over there".into()));
+        }
+        if !stages.iter().any(|stage| stage.name == self.stage) {
+            let names: Vec<&str> = stages.iter().map(|stage| stage.name.as_str()).collect();
+            return Err(bad(format!(
+                "stage {:?} is not one of {}",
+                self.stage,
+                names.join(", ")
+            )));
+        }
+        let mut legal: Vec<String> = position
+            .legal_action_vec()
+            .into_iter()
+            .map(|action| position.format_action(action))
+            .collect();
+        for (text, value) in &self.values {
+            if !(-1..=1).contains(value) {
+                return Err(bad(format!("{text} has the value {value}, not -1, 0 or 1")));
+            }
+            let Some(index) = legal.iter().position(|move_| move_ == text) else {
+                return Err(bad(format!(
+                    "{text} is not a legal move there, or is valued twice"
+                )));
+            };
+            legal.swap_remove(index);
+        }
+        if let Some(missing) = legal.first() {
+            return Err(bad(format!("the legal move {missing} has no value")));
         }
         Ok(position)
     }
@@ -265,7 +300,7 @@ pub fn score_agent<G: Game>(
         })
         .collect();
     for solved in positions {
-        let position = solved.position(initial)?;
+        let position = solved.position(initial, stages)?;
         agent.reset();
         let choice = agent.choose(&position, rng)?;
         let notation = position.format_action(choice.action);
@@ -366,7 +401,7 @@ mod tests {
             .positions;
         assert_eq!(positions.len(), 5);
         for solved in &positions {
-            let position = solved.position(&initial).unwrap();
+            let position = solved.position(&initial, &stages).unwrap();
             assert!(!position.is_terminal());
             assert!((30..=36).contains(&solved.moves.len()));
             assert_eq!(solved.values.len(), position.legal_action_vec().len());

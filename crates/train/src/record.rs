@@ -97,13 +97,22 @@ impl GameRecord {
         self.stats.iter().flatten().count()
     }
 
-    /// Checks a record that comes from outside this process (another actor's batch)
-    /// before it trains anything: it is `initial`'s game, every move is legal, every search
-    /// statistic names legal moves with finite, non-negative probabilities and a value in
-    /// [-1, 1], and the result is the one the moves reach. Says what is wrong, in one line.
+    /// Checks a record that comes from outside this process (another actor's batch, a
+    /// file) before it trains or is judged: it is `initial`'s game, every move is legal and
+    /// written in notation as it is, every search statistic names legal moves with finite,
+    /// non-negative probabilities and a value in [-1, 1], the game is finished, and the
+    /// result is the one the moves reach. Says what is wrong, in one line.
     pub fn check<G: Game>(&self, initial: &G) -> Result<(), String> {
-        if self.game != initial.name() {
+        let full_name = zerosum_games::registry::parse_game(&self.game).map(|game| game.name());
+        if self.game != initial.name() && full_name.ok() != Some(initial.name()) {
             return Err(format!("a game of {}, not {}", self.game, initial.name()));
+        }
+        if self.moves.len() != self.actions.len() {
+            return Err(format!(
+                "{} moves in notation for {} actions",
+                self.moves.len(),
+                self.actions.len()
+            ));
         }
         if self.stats.len() > self.actions.len() {
             return Err(format!(
@@ -128,18 +137,32 @@ impl GameRecord {
                     }
                 }
             }
+            if position.is_legal(action) && position.format_action(action) != self.moves[ply] {
+                return Err(format!(
+                    "{}: written {}, but action {action} is {}",
+                    at(),
+                    self.moves[ply],
+                    position.format_action(action)
+                ));
+            }
             position
                 .try_apply(action)
                 .map_err(|e| format!("{}: {e}", at()))?;
         }
-        let value = position
-            .outcome()
-            .unwrap_or(Outcome::Draw)
-            .value_for(Player::FIRST);
-        if value != self.value_first {
+        let Some(outcome) = position.outcome() else {
             return Err(format!(
-                "the result {} is not the one the moves reach",
-                self.value_first
+                "the game is not finished after its {} moves",
+                self.actions.len()
+            ));
+        };
+        if outcome.value_for(Player::FIRST) != self.value_first
+            || outcome.score_string() != self.result
+        {
+            return Err(format!(
+                "the result {} ({}) is not the one the moves reach, {}",
+                self.result,
+                self.value_first,
+                outcome.score_string()
             ));
         }
         Ok(())
@@ -185,10 +208,22 @@ mod tests {
             record.check(&game).unwrap_err()
         };
         assert!(broken(|r| r.actions[1] = 0).starts_with("move 2"));
-        assert!(broken(|r| r.actions.push(5)).starts_with("move 6"));
+        let after_the_end = |r: &mut GameRecord| {
+            r.actions.push(5);
+            r.moves.push("c2".into());
+        };
+        assert!(broken(after_the_end).starts_with("move 6"));
         assert!(broken(|r| r.actions[0] = 99).starts_with("move 1"));
         assert!(broken(|r| r.value_first = -1.0).contains("result"));
         assert!(broken(|r| r.game = "connect4".into()).contains("a game of connect4"));
+        assert!(broken(|r| r.result = "0-1".into()).contains("result 0-1"));
+        assert!(broken(|r| r.moves[2] = "a1".into()).starts_with("move 3: written a1"));
+        assert!(broken(|r| drop(r.moves.pop())).contains("4 moves in notation"));
+        let unfinished = |r: &mut GameRecord| {
+            r.actions.pop();
+            r.moves.pop();
+        };
+        assert!(broken(unfinished).contains("not finished after its 4 moves"));
         let bad_stats: [fn(&mut GameRecord); 5] = [
             |r| r.stats[0].as_mut().unwrap().policy[0].0 = 9,
             |r| r.stats[0].as_mut().unwrap().policy[0].1 = f32::NAN,

@@ -103,7 +103,7 @@ fn accuracy<G: Game>(
     let stages = game_stages(initial, args.min_plies);
     let mut too_hard = vec![0; stages.len()];
     let positions = match &args.load {
-        Some(path) => load(path, initial)?,
+        Some(path) => load(path, initial, &stages)?,
         None => {
             let bar = job_bar((stages.len() * args.positions) as u64, "solving positions");
             let drawn = draw_positions(
@@ -223,7 +223,7 @@ fn save(path: &Path, positions: &[SolvedPosition]) -> Result<()> {
     Ok(())
 }
 
-fn load<G: Game>(path: &PathBuf, initial: &G) -> Result<Vec<SolvedPosition>> {
+fn load<G: Game>(path: &PathBuf, initial: &G, stages: &[Stage]) -> Result<Vec<SolvedPosition>> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut positions = Vec::new();
@@ -240,7 +240,7 @@ fn load<G: Game>(path: &PathBuf, initial: &G) -> Result<Vec<SolvedPosition>> {
             )
         })?;
         solved
-            .position(initial)
+            .position(initial, stages)
             .with_context(|| format!("{} line {}", path.display(), number + 1))?;
         positions.push(solved);
     }
@@ -302,6 +302,11 @@ fn judge<G: Game>(
     let stages = game_stages(initial, args.min_plies);
     let mut erred: Vec<SolvedPosition> = Vec::new();
     for (line, record) in records {
+        let at = || format!("{} line {line}", path.display());
+        record
+            .check(initial)
+            .map_err(anyhow::Error::msg)
+            .with_context(at)?;
         let judged = judge_record(
             initial,
             &mut solver,
@@ -310,7 +315,7 @@ fn judge<G: Game>(
             args.max_nodes,
             || bar.inc(1),
         )
-        .with_context(|| format!("{} line {line}", path.display()))?;
+        .with_context(at)?;
         if args.save.is_some() {
             erred.extend(erred_positions(initial, &stages, record, &judged)?);
         }

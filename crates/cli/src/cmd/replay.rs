@@ -44,6 +44,7 @@ pub fn run(args: Args) -> Result<()> {
         reason,
     };
     let game = parse_game(&record.game).map_err(|e| bad(e.to_string()))?;
+    with_game!(&game, g => record.check(g)).map_err(bad)?;
     let frames =
         with_game!(&game, g => frames(g, record, TOP_MOVES)).map_err(|e| bad(e.to_string()))?;
     println!(
