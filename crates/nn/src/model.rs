@@ -252,6 +252,12 @@ impl Model {
                     variable.size()
                 ))
             })?;
+            // A diverged network (NaN) would play at random and train on as NaN.
+            if source.isfinite().all().int64_value(&[]) == 0 {
+                return Err(corrupt(format!(
+                    "weight {name} holds NaN or infinite values"
+                )));
+            }
             tch::no_grad(|| variable.f_copy_(&source))?;
         }
         model.meta = meta;

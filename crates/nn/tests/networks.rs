@@ -286,7 +286,8 @@ fn save_then_load_gives_bit_identical_outputs() {
 }
 
 /// A checkpoint as bytes (what a run store keeps) comes back as the same model; bytes that
-/// are cut short, or name no weight the model has, are refused with a one-line error.
+/// are cut short, name no weight the model has or hold a NaN are refused with a one-line
+/// error.
 #[test]
 fn checkpoint_bytes_round_trip_and_bad_bytes_are_refused() {
     let _torch = seeded_torch(9);
@@ -322,7 +323,11 @@ fn checkpoint_bytes_round_trip_and_bad_bytes_are_refused() {
                 .weights,
             ..bytes.clone()
         };
-        for bad in [cut, foreign] {
+        // The last weight of the file, NaN.
+        let mut diverged = bytes.clone();
+        let end = diverged.weights.len();
+        diverged.weights[end - 4..].copy_from_slice(&f32::NAN.to_le_bytes());
+        for (bad, why) in [(cut, ""), (foreign, ""), (diverged, "NaN or infinite")] {
             let Err(err) = Model::from_bytes(&bad, &game, Device::Cpu, origin) else {
                 panic!("{family:?}: bad bytes were accepted")
             };
@@ -331,6 +336,7 @@ fn checkpoint_bytes_round_trip_and_bad_bytes_are_refused() {
                 err.starts_with("corrupt checkpoint memory") && !err.contains('\n'),
                 "{err}"
             );
+            assert!(err.contains(why), "{err}");
         }
     }
 }

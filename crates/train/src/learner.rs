@@ -416,15 +416,19 @@ impl<'a, G: Game> LearnerRole<'a, G> {
     }
 
     /// Adds generation `generation`'s games to the window and trains on it
-    /// ([`Trainer::learn`]).
+    /// ([`Trainer::learn`]); fails if the network diverged, before anything is saved.
     pub fn learn(
         &mut self,
         generation: u64,
         records: &[GameRecord],
         rng: &mut SmallRng,
         progress: &mut dyn Handler,
-    ) -> LearnerReport {
-        self.trainer.learn(generation, records, rng, progress)
+    ) -> Result<LearnerReport, TrainError> {
+        let report = self.trainer.learn(generation, records, rng, progress);
+        if !report.final_losses.total.is_finite() {
+            return Err(TrainError::Diverged(generation));
+        }
+        Ok(report)
     }
 
     /// Writes the network as checkpoint `generation`, with the optimizer's state: the
@@ -689,7 +693,8 @@ mod tests {
             records
         };
         let mut role = LearnerRole::open(&game, &config, &store, Device::Cpu).unwrap();
-        role.learn(1, &records, &mut SmallRng::seed_from_u64(2), &mut Silent);
+        role.learn(1, &records, &mut SmallRng::seed_from_u64(2), &mut Silent)
+            .unwrap();
         role.checkpoint(1).unwrap();
         let state = role.trainer.optimizer.optimizer_state().unwrap();
         let reopened = LearnerRole::open(&game, &config, &store, Device::Cpu).unwrap();

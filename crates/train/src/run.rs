@@ -257,7 +257,7 @@ impl<G: Game> Loop<'_, G> {
         self.sink
             .reported(at(learner), Report::SelfPlay(&self_play))?;
         let span = info_span!("learn", generation).entered();
-        let learned = learner.learn(generation, records, rng, &mut self.sink);
+        let learned = learner.learn(generation, records, rng, &mut self.sink)?;
         drop(span);
         self.sink.reported(at(learner), Report::Learn(&learned))?;
         learner.checkpoint(generation)?;
@@ -886,6 +886,24 @@ pub(crate) mod tests {
         );
         assert!(crate::checkpoints::generations(&store).unwrap().is_empty());
         assert_eq!(store.get_text(crate::layout::CONFIG).unwrap(), None);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// A learning rate far too high makes the loss NaN at the first generation that learns
+    /// (the second: the window waits for two): the run stops there, its checkpoint not
+    /// written, instead of training NaN for ever.
+    #[test]
+    fn a_diverged_network_stops_the_run_before_its_checkpoint() {
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let config = tiny_set(
+            "generations = 3",
+            &["learner.optimizer=\"sgd\"", "learner.learning_rate=1e30"],
+        );
+        let (dir, store) = scratch("diverged");
+        let error = train(&game, &config, &store, &mut Silent).unwrap_err();
+        assert!(matches!(error, TrainError::Diverged(2)), "{error}");
+        let saved = crate::checkpoints::generations(&store).unwrap();
+        assert_eq!(saved.last(), Some(&1), "{saved:?}");
         let _ = std::fs::remove_dir_all(dir);
     }
 
