@@ -466,18 +466,55 @@ fn train_then_resume_then_play_from_the_checkpoint() {
     let output = zerosum(&args, "", &dir);
     assert_one_line_error(&output, "--resume");
     // A resume keeps the run's game and network: another is refused, and the config stays.
+    // (The run's config warns of its batches first, once resolved.)
+    let refused = |output: &Output, needle: &str| {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success() && !stderr.contains("panicked"),
+            "{stderr}"
+        );
+        let last = stderr.lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("error: ") && last.contains(needle),
+            "{stderr}"
+        );
+    };
     let config = std::fs::read_to_string(dir.join("run/config.toml")).unwrap();
     let resume = ["train", "--run", "run", "--resume"];
     for (extra, needle) in [
         (["--game", "connect4"], "not connect4"),
-        (["--set", "model.hidden=33"], "cannot change on resume"),
+        (
+            ["--set", "model.hidden=33"],
+            "a run's network cannot change",
+        ),
     ] {
-        let output = zerosum(&[&resume[..], &extra[..]].concat(), "", &dir);
-        assert_one_line_error(&output, needle);
+        refused(
+            &zerosum(&[&resume[..], &extra[..]].concat(), "", &dir),
+            needle,
+        );
     }
     assert_eq!(
         std::fs::read_to_string(dir.join("run/config.toml")).unwrap(),
         config
+    );
+    // Nor does a config.toml edited by hand, or emptied, change the network.
+    let narrower = config.replace("\nhidden = 64\n", "\nhidden = 33\n");
+    assert_ne!(narrower, config);
+    for edited in [narrower, String::new()] {
+        std::fs::write(dir.join("run/config.toml"), &edited).unwrap();
+        refused(&zerosum(&resume, "", &dir), "a run's network cannot change");
+        let left = std::fs::read_to_string(dir.join("run/config.toml")).unwrap();
+        assert_eq!(left, edited, "a refused resume writes nothing");
+    }
+    std::fs::write(dir.join("run/config.toml"), &config).unwrap();
+    assert_one_line_error(
+        &zerosum(&["train", "--run", "elsewhere", "--resume"], "", &dir),
+        "elsewhere: no such directory",
+    );
+    std::fs::create_dir(dir.join("empty")).unwrap();
+    assert_one_line_error(
+        &zerosum(&["train", "--run", "empty", "--resume"], "", &dir),
+        "empty holds no run to resume",
     );
     // Resume with more generations: it continues at generation 3.
     let output = zerosum(

@@ -290,6 +290,9 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         } else {
             None
         };
+        if let Some(&latest) = checkpoints::generations(store)?.last() {
+            check_same_network(store, latest, config)?;
+        }
         RunIdentity::claim(store, initial.name())?;
         store.replace(layout::CONFIG, config.to_toml().as_bytes())?;
         let optimizer = resume_optimizer(initial, config, store, device, init)?;
@@ -523,6 +526,34 @@ fn resume_optimizer<G: Game>(
         }
     }
     Ok(optimizer)
+}
+
+/// Refuses to go on with a config whose `[model]` is not the network the run's checkpoint
+/// `generation` holds (a config.toml edited or emptied by hand): the checkpoint would be
+/// trained on, and the config would say otherwise.
+fn check_same_network(
+    store: &RunStore,
+    generation: u64,
+    config: &ResolvedConfig,
+) -> Result<(), TrainError> {
+    let sidecar = layout::sidecar(&layout::checkpoint(generation));
+    let Some(bytes) = store.get(&sidecar)? else {
+        return Ok(());
+    };
+    let meta: zerosum_nn::CheckpointMeta =
+        serde_json::from_slice(&bytes).map_err(|e| TrainError::Store {
+            location: store.display(&sidecar),
+            reason: format!("not a checkpoint's metadata: {e}"),
+        })?;
+    if same_network(&meta.model, &config.model) {
+        return Ok(());
+    }
+    Err(TrainError::BadConfig(format!(
+        "{} holds a {}, the config's [model] declares a {}: a run's network cannot change (--init starts a new run from its weights)",
+        store.display(&sidecar),
+        meta.model.describe(),
+        config.model.describe()
+    )))
 }
 
 /// The network of `config.init`, the start of a new run: refused in one line when it is

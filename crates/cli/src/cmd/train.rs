@@ -35,10 +35,9 @@ pub struct Args {
     pub init: Option<String>,
 }
 
-/// Refuses a resume that would train another game or another network than the run's: its
-/// checkpoints hold the run's, so a changed `[model]` would be written to its config but
-/// never trained.
-fn check_resumable(
+/// Refuses a resume that would train another game than the run's (the learner refuses
+/// another network, against its checkpoints).
+fn check_same_game(
     stored: &RunConfig,
     config: &RunConfig,
     game: Option<&str>,
@@ -50,12 +49,6 @@ fn check_resumable(
         if full(asked)? != run_game {
             bail!("{location} trains {run_game}, not {asked}: a run's game is fixed");
         }
-    }
-    if config.model != stored.model {
-        bail!(
-            "{location} trains a {}; its [model] cannot change on resume (--init starts a new run from its weights)",
-            stored.model.describe()
-        );
     }
     Ok(())
 }
@@ -77,7 +70,11 @@ pub fn run(mut args: Args) -> Result<()> {
             (format!("runs/{}", game.short_name()), Some((game, config)))
         }
     };
-    let store = RunStore::create(&location)?;
+    let store = if args.resume {
+        RunStore::open(&location)?
+    } else {
+        RunStore::create(&location)?
+    };
     let (game, config) = match store.get_text(layout::CONFIG)? {
         Some(text) => {
             if !args.resume {
@@ -87,8 +84,14 @@ pub fn run(mut args: Args) -> Result<()> {
             }
             let stored = RunConfig::from_toml(&text, &[])?;
             let config = RunConfig::from_toml(&text, &args.game.overrides)?;
-            check_resumable(&stored, &config, args.game.game.as_deref(), &location)?;
+            check_same_game(&stored, &config, args.game.game.as_deref(), &location)?;
             resolve_config(config)?
+        }
+        None if args.resume => {
+            bail!(
+                "{location} holds no run to resume (no {}): leave out --resume to start one",
+                layout::CONFIG
+            )
         }
         None => match resolved {
             Some(resolved) => resolved,
