@@ -6,7 +6,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum GameError {
     /// The registry knows no game of this name.
-    #[error("unknown game '{name}' (known: {known})")]
+    #[error("unknown game '{}' (known: {known})", shown(.name))]
     UnknownGame {
         /// The name as given.
         name: String,
@@ -24,7 +24,7 @@ pub enum GameError {
         reason: String,
     },
     /// Text that is not a move in this game's notation.
-    #[error("'{text}' is not a move here: {expected}")]
+    #[error("'{}' is not a move here: {expected}", shown(.text))]
     BadNotation {
         /// The text as given.
         text: String,
@@ -43,7 +43,7 @@ pub enum GameError {
     #[error("the game is over")]
     GameOver,
     /// A position description (FEN, say) that could not be read.
-    #[error("bad position '{text}': {reason}")]
+    #[error("bad position '{}': {reason}", shown(.text))]
     BadPosition {
         /// The text as given.
         text: String,
@@ -62,4 +62,50 @@ pub enum GameError {
         /// The name as given.
         name: String,
     },
+}
+
+/// The most characters of someone's text that a message repeats.
+const SHOWN_CHARS: usize = 80;
+
+/// Text as it was typed or sent, for a message: control characters escaped (a terminal
+/// shows no colours or bells from it) and long text cut, so that the message stays one
+/// short line whatever came in.
+pub fn shown(text: &str) -> String {
+    let mut out = String::new();
+    for (count, c) in text.chars().enumerate() {
+        if count == SHOWN_CHARS {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_came_in_is_repeated_on_one_short_line() {
+        let error = GameError::BadNotation {
+            text: "\u{1b}[31mred\0\u{7}".into(),
+            expected: "a column".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "'\\u{1b}[31mred\\u{0}\\u{7}' is not a move here: a column"
+        );
+        let flood = "x".repeat(5_000_000);
+        let error = GameError::BadPosition {
+            text: flood,
+            reason: "no".into(),
+        };
+        let message = error.to_string();
+        assert_eq!(message, format!("bad position '{}...': no", "x".repeat(80)));
+    }
 }

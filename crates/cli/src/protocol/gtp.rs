@@ -5,6 +5,7 @@
 use std::io::{BufRead, Write};
 
 use rand::rngs::SmallRng;
+use zerosum_games::error::shown;
 use zerosum_games::registry::{set_param, FromAnyGame};
 use zerosum_games::{Action, Game, Outcome, Player};
 use zerosum_train::Agent;
@@ -178,7 +179,7 @@ impl<G: Game> GtpEngine<G> {
                 need(1)?;
                 let size: usize = args[0]
                     .parse()
-                    .map_err(|_| format!("boardsize needs a number, got '{}'", args[0]))?;
+                    .map_err(|_| format!("boardsize needs a number, got '{}'", shown(args[0])))?;
                 let [_, height, width] = self.initial.obs_shape();
                 if height == width && size == width {
                     return Ok(String::new());
@@ -203,7 +204,7 @@ impl<G: Game> GtpEngine<G> {
                 need(1)?;
                 let komi: f32 = args[0]
                     .parse()
-                    .map_err(|_| format!("komi needs a number, got '{}'", args[0]))?;
+                    .map_err(|_| format!("komi needs a number, got '{}'", shown(args[0])))?;
                 // Games with a komi parameter are rebuilt with it, keeping the moves.
                 if let Some(rebuild) = &self.rebuild {
                     if self.initial.name().contains("komi=") {
@@ -281,7 +282,7 @@ impl<G: Game> GtpEngine<G> {
                 Some(Outcome::Win(_)) => "W+".to_string(),
             }),
             "quit" => Ok(String::new()),
-            _ => Err(format!("unknown command '{command}'")),
+            _ => Err(format!("unknown command '{}'", shown(command))),
         }
     }
 }
@@ -405,6 +406,18 @@ mod tests {
         assert_eq!(replies[8], "=");
         assert!(replies[9].starts_with("? cannot undo"));
         assert_eq!(replies[10], "=2");
+    }
+
+    /// What a controller sent comes back escaped and cut short: no terminal codes, no
+    /// reply as long as the line.
+    #[test]
+    fn a_refused_word_is_repeated_escaped_and_short() {
+        let long = "y".repeat(60_000);
+        let out = session(&format!("\u{1b}[31mred\nplay b {long}\n"));
+        let replies: Vec<&str> = out.split("\n\n").collect();
+        assert_eq!(replies[0], "? unknown command '\\u{1b}[31mred'");
+        assert!(replies[1].starts_with("? 'yyy"), "{}", replies[1]);
+        assert!(replies[1].len() < 300, "{}", replies[1]);
     }
 
     /// A 5x5 Go engine with rollout MCTS that `boardsize` and `komi` rebuild.

@@ -22,6 +22,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use zerosum_games::chess::Chess;
+use zerosum_games::error::shown;
 use zerosum_games::Game;
 
 pub use go::GoCommand;
@@ -204,7 +205,10 @@ impl UciEngine {
             return Flow::Continue;
         }
         let Some(start) = command_at(&words) else {
-            self.say(&format!("info string unknown command '{}'", words[0]));
+            self.say(&format!(
+                "info string unknown command '{}'",
+                shown(words[0])
+            ));
             return Flow::Continue;
         };
         let (command, args) = (words[start], &words[start + 1..]);
@@ -271,7 +275,7 @@ impl UciEngine {
                 self.stop();
                 return Ok(Flow::Quit);
             }
-            _ => return Err(format!("unknown command '{command}'")),
+            _ => return Err(format!("unknown command '{}'", shown(command))),
         }
         Ok(Flow::Continue)
     }
@@ -305,7 +309,7 @@ impl UciEngine {
             }
             "move overhead" => self.move_overhead = Duration::from_millis(number(OVERHEAD_RANGE)?),
             "hash" => self.hash_mib = number(HASH_RANGE)?,
-            _ => return Err(format!("setoption: unknown option '{name}'")),
+            _ => return Err(format!("setoption: unknown option '{}'", shown(&name))),
         }
         Ok(())
     }

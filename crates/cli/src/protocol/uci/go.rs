@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use zerosum_games::error::shown;
 use zerosum_games::Player;
 
 use super::Limits;
@@ -42,7 +43,7 @@ impl GoCommand {
                     .ok_or_else(|| format!("go: {key} needs a number"))?;
                 match text.parse::<i64>() {
                     Ok(n) => Ok(n.max(0) as u64),
-                    Err(_) => Err(format!("go: {key} needs a number, got '{text}'")),
+                    Err(_) => Err(format!("go: {key} needs a number, got '{}'", shown(text))),
                 }
             };
             match word {
