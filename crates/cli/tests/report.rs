@@ -181,6 +181,14 @@ fn report_ladder_and_replay_on_a_tiny_run() {
     assert!(stdout.contains("  a b c"), "the board is drawn: {stdout}");
 
     // Bad input: one line naming the file (and line).
+    let other = dir.join("other-build");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::copy(dir.join("run/config.toml"), other.join("config.toml")).unwrap();
+    let identity = std::fs::read_to_string(dir.join("run/run.json")).unwrap();
+    let version = format!("\"{}\"", env!("CARGO_PKG_VERSION"));
+    let foreign = identity.replace(&version, "\"0.0.1-other\"");
+    assert_ne!(foreign, identity);
+    std::fs::write(other.join("run.json"), foreign).unwrap();
     std::fs::write(dir.join("bad.jsonl"), "{\"game\":\"tictactoe\"}\n").unwrap();
     for (args, needle) in [
         (
@@ -201,6 +209,10 @@ fn report_ladder_and_replay_on_a_tiny_run() {
         (
             vec!["ladder", "run", "--anchors", "human"],
             "an anchor must be",
+        ),
+        (
+            vec!["ladder", "other-build"],
+            "run made by zerosum 0.0.1-other",
         ),
     ] {
         let output = zerosum(&args, &dir);

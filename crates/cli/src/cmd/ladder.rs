@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use zerosum_games::with_game;
-use zerosum_train::{layout, run_ladder, LadderOptions, PlayerSpec, RunConfig, RunStore};
+use zerosum_train::{layout, run_ladder, LadderOptions, PlayerSpec};
 
 use crate::progress::Console;
 
@@ -33,11 +33,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let store = RunStore::open(&args.run)?;
-    let Some(text) = store.get_text(layout::CONFIG)? else {
-        anyhow::bail!("{}: not a run (no {})", args.run, layout::CONFIG);
-    };
-    let (game, config) = super::common::resolve_config(RunConfig::from_toml(&text, &[])?)?;
+    // The ladder writes its ratings into the run: it joins it as its other roles do.
+    let (store, game, config) = super::common::join_run(&args.run, &[])?;
     let anchors = args
         .anchors
         .iter()
