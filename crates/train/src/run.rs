@@ -147,8 +147,8 @@ impl Clock {
 /// The training time of the run in `store` up to `generation`, as its `generation` event
 /// recorded it (in a run written before events were objects, the last such event of its
 /// log). A generation cut off after its checkpoint but before that event counts the time up
-/// to the generation before it plus the seconds its own recorded steps took. None for
-/// generation 0 or a run that never recorded one.
+/// to the generation before it plus the seconds its own recorded steps took, and so does one
+/// whose event is damaged. None for generation 0 or a run that never recorded one.
 pub(crate) fn train_seconds_at(
     store: &RunStore,
     generation: u64,
@@ -158,9 +158,14 @@ pub(crate) fn train_seconds_at(
     }
     let seconds = |event: &serde_json::Value| event["train_seconds"].as_f64();
     if let Some(bytes) = store.get(&layout::event(generation, 5, "generation"))? {
-        return Ok(serde_json::from_slice::<serde_json::Value>(&bytes)
-            .ok()
-            .and_then(|event| seconds(&event)));
+        match serde_json::from_slice::<serde_json::Value>(&bytes) {
+            Ok(event) if seconds(&event).is_some() => return Ok(seconds(&event)),
+            // Damaged: counted as a generation cut off before its event, below.
+            _ => tracing::warn!(
+                "{}: not a generation event; its time is counted from its steps",
+                store.display(&layout::event(generation, 5, "generation"))
+            ),
+        }
     }
     // Read once: generations cut off add up their steps down to one that recorded its time.
     let events = events::read(store)?;
@@ -645,7 +650,8 @@ pub(crate) mod tests {
     }
 
     /// A generation cut off after its checkpoint, before its `generation` event, still
-    /// counts: the time up to the generation before plus its own steps' seconds.
+    /// counts: the time up to the generation before plus its own steps' seconds; so does
+    /// one whose event was cut short.
     #[test]
     fn a_generation_cut_off_before_its_event_keeps_its_training_time() {
         let (dir, store) = scratch("cut-off");
@@ -672,6 +678,8 @@ pub(crate) mod tests {
             "{counted} {first} {steps}"
         );
         assert!(counted <= whole + 1e-9 && counted > first);
+        std::fs::write(dir.join(&event), "{\"event\":\"generation\",\"genera").unwrap();
+        assert_eq!(train_seconds_at(&store, 2).unwrap(), Some(counted));
         assert_eq!(train_seconds_at(&store, 0).unwrap(), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
