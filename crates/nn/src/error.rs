@@ -15,6 +15,9 @@ pub enum NnError {
     /// The weights could not be written as safetensors.
     #[error("cannot write the checkpoint's weights: {0}")]
     Serialize(String),
+    /// An optimizer's saved state that cannot be taken up.
+    #[error("cannot take up the optimizer's saved state: {0}")]
+    OptimizerState(String),
     /// The checkpoint's files exist but could not be read.
     #[error("corrupt checkpoint {path}: {reason}")]
     CorruptCheckpoint {

@@ -238,8 +238,11 @@ impl Model {
             meta.num_actions,
             device,
         )?;
-        let tensors =
-            SafeTensors::deserialize(&bytes.weights).map_err(|e| corrupt(e.to_string()))?;
+        let tensors = SafeTensors::deserialize(&bytes.weights).map_err(|e| {
+            corrupt(format!(
+                "its weights are not a readable safetensors file ({e})"
+            ))
+        })?;
         for (name, mut variable) in model.vs.variables() {
             let view = tensors
                 .tensor(&name)

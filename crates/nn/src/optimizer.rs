@@ -135,8 +135,11 @@ impl Optimizer {
     /// Takes up the state [`Optimizer::state_bytes`] wrote; fails, changing nothing, if it
     /// is for another optimizer or another network.
     pub fn restore(&mut self, bytes: &[u8]) -> Result<(), NnError> {
-        let corrupt = |reason: String| NnError::Serialize(format!("optimizer state: {reason}"));
-        let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| corrupt(e.to_string()))?;
+        let corrupt = NnError::OptimizerState;
+        let unreadable = |e: safetensors::SafeTensorError| {
+            corrupt(format!("not a readable safetensors file ({e})"))
+        };
+        let (_, header) = SafeTensors::read_metadata(bytes).map_err(unreadable)?;
         let metadata = header.metadata().clone().unwrap_or_default();
         let (kind, steps) = metadata
             .get("optimizer")
@@ -151,7 +154,7 @@ impl Optimizer {
         let steps: i64 = steps
             .parse()
             .map_err(|_| corrupt(format!("bad step count {steps}")))?;
-        let tensors = SafeTensors::deserialize(bytes).map_err(|e| corrupt(e.to_string()))?;
+        let tensors = SafeTensors::deserialize(bytes).map_err(unreadable)?;
         let mut first = Vec::with_capacity(self.params.len());
         let mut second = Vec::with_capacity(self.params.len());
         for (name, param) in &self.params {

@@ -323,11 +323,21 @@ fn checkpoint_bytes_round_trip_and_bad_bytes_are_refused() {
                 .weights,
             ..bytes.clone()
         };
+        // Not safetensors at all.
+        let garbage = zerosum_nn::CheckpointBytes {
+            weights: vec![0xff; bytes.weights.len()],
+            ..bytes.clone()
+        };
         // The last weight of the file, NaN.
         let mut diverged = bytes.clone();
         let end = diverged.weights.len();
         diverged.weights[end - 4..].copy_from_slice(&f32::NAN.to_le_bytes());
-        for (bad, why) in [(cut, ""), (foreign, ""), (diverged, "NaN or infinite")] {
+        for (bad, why) in [
+            (cut, "weights"),
+            (foreign, "no weight named"),
+            (garbage, "its weights are not a readable safetensors file"),
+            (diverged, "NaN or infinite"),
+        ] {
             let Err(err) = Model::from_bytes(&bad, &game, Device::Cpu, origin) else {
                 panic!("{family:?}: bad bytes were accepted")
             };
