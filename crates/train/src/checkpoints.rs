@@ -183,7 +183,14 @@ pub fn locate(location: &str) -> Result<Located, TrainError> {
             }
         }
         if local_dir {
-            return Err(missing());
+            let reason = match RunStore::open(base) {
+                Ok(store) => what_the_run_lacks(&store)?,
+                Err(_) => None,
+            };
+            return Err(reason.map_or_else(missing, |reason| TrainError::Store {
+                location: location.to_string(),
+                reason,
+            }));
         }
     }
     let (parent, name) = base.rsplit_once('/').unwrap_or((".", base));
@@ -194,12 +201,63 @@ pub fn locate(location: &str) -> Result<Located, TrainError> {
     if let Some(found) = through_pointer(&store, name)? {
         return Ok(found);
     }
-    read(&store, name)?
-        .map(|bytes| Located {
+    if let Some(bytes) = read(&store, name)? {
+        return Ok(Located {
             bytes,
             origin: store.display(name),
-        })
-        .ok_or_else(missing)
+        });
+    }
+    Err(match half_of(&store, name)? {
+        Some(reason) => TrainError::Store {
+            location: location.to_string(),
+            reason,
+        },
+        None => missing(),
+    })
+}
+
+/// Why the run in `store` gave no checkpoint, where it is a run (it has `run.json` or
+/// `config.toml`): its `checkpoints/latest` is missing, unreadable, or names a checkpoint
+/// that is not whole.
+fn what_the_run_lacks(store: &RunStore) -> Result<Option<String>, TrainError> {
+    if store.get(layout::RUN)?.is_none() && store.get(layout::CONFIG)?.is_none() {
+        return Ok(None);
+    }
+    let Some(bytes) = store.get(layout::LATEST)? else {
+        return Ok(Some(format!(
+            "a run with no {} (none published yet); name a checkpoint in {}/",
+            layout::LATEST,
+            layout::CHECKPOINTS
+        )));
+    };
+    Ok(Some(match serde_json::from_slice::<Pointer>(&bytes) {
+        Err(_) => format!("the run's {} is not a checkpoint pointer", layout::LATEST),
+        Ok(pointer) => format!(
+            "the run's {} names {}, which is not a whole checkpoint ({})",
+            layout::LATEST,
+            pointer.checkpoint,
+            half_of(
+                store,
+                &format!("{}/{}", layout::CHECKPOINTS, pointer.checkpoint)
+            )?
+            .unwrap_or_else(|| "neither file is there".into())
+        ),
+    }))
+}
+
+/// Which file of checkpoint `base` is missing when the other is there.
+fn half_of(store: &RunStore, base: &str) -> Result<Option<String>, TrainError> {
+    let (sidecar, weights) = (layout::sidecar(base), layout::weights(base));
+    Ok(
+        match (
+            store.get(&sidecar)?.is_some(),
+            store.get(&weights)?.is_some(),
+        ) {
+            (false, true) => Some(format!("{sidecar} is missing beside {weights}")),
+            (true, false) => Some(format!("{weights} is missing beside {sidecar}")),
+            _ => None,
+        },
+    )
 }
 
 /// Follows the pointer object `name` in `store` to the checkpoint beside it.
@@ -244,4 +302,50 @@ pub fn meta_at(location: &str) -> Result<CheckpointMeta, TrainError> {
         location: found.origin,
         reason: format!("not a checkpoint's metadata: {e}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A location that holds no checkpoint says what is missing where it can tell.
+    #[test]
+    fn a_missing_checkpoint_is_explained() {
+        let dir = std::env::temp_dir().join(format!("zerosum-locate-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("run/checkpoints")).unwrap();
+        let run = dir.join("run");
+        let reason = |location: &std::path::Path| match locate(location.to_str().unwrap()) {
+            Err(TrainError::Store { reason, .. }) => reason,
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("nothing to find"),
+        };
+        assert!(
+            reason(&run).starts_with("no checkpoint there"),
+            "not a run yet"
+        );
+        std::fs::write(run.join("config.toml"), "").unwrap();
+        assert!(reason(&run).starts_with("a run with no checkpoints/latest"));
+        std::fs::write(run.join("checkpoints/latest"), "gen-0099").unwrap();
+        assert_eq!(
+            reason(&run),
+            "the run's checkpoints/latest is not a checkpoint pointer"
+        );
+        let pointer = r#"{"checkpoint":"gen-0099","generation":99}"#;
+        std::fs::write(run.join("checkpoints/latest"), pointer).unwrap();
+        assert_eq!(
+            reason(&run),
+            "the run's checkpoints/latest names gen-0099, which is not a whole checkpoint \
+             (neither file is there)"
+        );
+        std::fs::write(run.join("checkpoints/gen-0099.json"), "{}").unwrap();
+        assert!(reason(&run).ends_with(
+            "(checkpoints/gen-0099.safetensors is missing beside checkpoints/gen-0099.json)"
+        ));
+        assert_eq!(
+            reason(&run.join("checkpoints/gen-0099")),
+            "gen-0099.safetensors is missing beside gen-0099.json"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }
