@@ -206,6 +206,26 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         ),
         (&["compare", "unknown.toml", "--minutes", "0"], "--minutes"),
         (
+            &["train", "--game", "tictactoe", "--run", "/dev/null"],
+            "/dev/null: a file, not a folder for a run",
+        ),
+        (
+            &["check-game", "go:size=5,size=7"],
+            "bad parameter 'size' for game go: given twice",
+        ),
+        (
+            &[
+                "arena",
+                "random",
+                "random",
+                "--game",
+                "tictactoe",
+                "--save",
+                "/dev/full",
+            ],
+            "cannot write the games to /dev/full (or beside it): No space left",
+        ),
+        (
             &["serve", "--game", "tictactoe", "--max-sims", "0"],
             "--max-sims",
         ),

@@ -306,7 +306,13 @@ impl Params {
                 param: key.to_string(),
                 reason: "expected key=value".to_string(),
             })?;
-            values.insert(key.to_string(), value.to_string());
+            if values.insert(key.to_string(), value.to_string()).is_some() {
+                return Err(GameError::BadParameter {
+                    game: game.to_string(),
+                    param: key.to_string(),
+                    reason: "given twice".to_string(),
+                });
+            }
         }
         Ok(Params {
             game: game.to_string(),
@@ -430,6 +436,16 @@ mod tests {
                 ("k", Some(""))
             ]
         );
+    }
+
+    #[test]
+    fn a_parameter_given_twice_is_refused() {
+        let error = parse_game("go:size=5,size=7").err().unwrap().to_string();
+        assert!(
+            error.contains("'size'") && error.contains("given twice"),
+            "{error}"
+        );
+        assert!(parse_game("go:size=5,komi=7.5").is_ok());
     }
 
     #[test]

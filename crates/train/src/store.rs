@@ -113,6 +113,12 @@ impl RunStore {
     pub fn create(location: &str) -> Result<RunStore, TrainError> {
         if !is_url(location) || location.starts_with("file://") {
             let path = local_path(location);
+            if path.exists() && !path.is_dir() {
+                return Err(TrainError::Store {
+                    location: location.to_string(),
+                    reason: "a file, not a folder for a run".into(),
+                });
+            }
             std::fs::create_dir_all(&path).map_err(|source| TrainError::Io {
                 path: path.clone(),
                 source,
@@ -497,6 +503,16 @@ mod tests {
             assert!(error.contains(location), "{error}");
             assert!(!error.contains('\n'), "{error}");
         }
+        let file = std::env::temp_dir().join(format!("zerosum-store-file-{}", std::process::id()));
+        std::fs::write(&file, "").unwrap();
+        let error = RunStore::create(file.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.ends_with(": a file, not a folder for a run"),
+            "{error}"
+        );
+        std::fs::remove_file(file).unwrap();
         for location in ["s3://", "gs:///", "file://"] {
             let error = RunStore::open(location).unwrap_err().to_string();
             assert_eq!(

@@ -152,11 +152,18 @@ fn arena<G: Game>(
         },
     )?;
     bar.finish_and_clear();
+    let cannot_write = || {
+        let path = args.save.as_deref().unwrap_or(std::path::Path::new(""));
+        format!(
+            "cannot write the games to {} (or beside it)",
+            path.display()
+        )
+    };
     if let Some(e) = write_error {
-        return Err(e.into());
+        return Err(anyhow::Error::from(e).context(cannot_write()));
     }
     for out in [save.as_mut(), standard.as_mut()].into_iter().flatten() {
-        std::io::Write::flush(out)?;
+        std::io::Write::flush(out).with_context(cannot_write)?;
     }
     println!("{report}");
     Ok(())
