@@ -638,8 +638,14 @@ pub fn generation_records(
         }
     };
     for name in names {
-        if let Some(batch) = read_batch(store, &name)? {
-            records.extend(batch);
+        match read_batch(store, &name) {
+            Ok(batch) => records.extend(batch.unwrap_or_default()),
+            // A batch cut or edited since it was written is set aside, as the inbox does:
+            // the generation's self-play plays its games again where it is unfinished.
+            Err(e @ TrainError::BadRecord { .. }) => {
+                tracing::warn!("{e}; the batch is set aside")
+            }
+            Err(e) => return Err(e),
         }
     }
     Ok(records)

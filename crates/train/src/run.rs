@@ -631,6 +631,26 @@ pub(crate) mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// A batch cut short on disk (its last game half written) is set aside on resume, and
+    /// the generation's self-play plays its games again instead of the run stopping.
+    #[test]
+    fn a_damaged_batch_is_set_aside_and_its_games_played_again() {
+        let (dir, store) = scratch("damaged-batch");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let config = tiny("generations = 1");
+        train(&game, &config, &store, &mut Silent).unwrap();
+        crate::checkpoints::remove(&store, 1).unwrap();
+        store.delete(&layout::event(1, 5, "generation")).unwrap();
+        let batch = dir.join("games/gen-0001/0001.jsonl");
+        let text = std::fs::read_to_string(&batch).unwrap();
+        std::fs::write(&batch, &text[..text.len() / 2]).unwrap();
+        assert_eq!(generation_records(&store, 1).unwrap().len(), 3);
+        let summary = train(&game, &config, &store, &mut Silent).unwrap();
+        assert_eq!(summary.generation, 1);
+        assert_eq!(generation_records(&store, 1).unwrap().len(), 4);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Remembers the phases and the kinds of report it hears.
     #[derive(Default)]
     struct Listener {
