@@ -70,11 +70,7 @@ pub fn run(mut args: Args) -> Result<()> {
             (format!("runs/{}", game.short_name()), Some((game, config)))
         }
     };
-    let store = if args.resume {
-        RunStore::open(&location)?
-    } else {
-        RunStore::create(&location)?
-    };
+    let store = RunStore::create(&location)?;
     let (game, config) = match store.get_text(layout::CONFIG)? {
         Some(text) => {
             if !args.resume {
@@ -86,12 +82,6 @@ pub fn run(mut args: Args) -> Result<()> {
             let config = RunConfig::from_toml(&text, &args.game.overrides)?;
             check_same_game(&stored, &config, args.game.game.as_deref(), &location)?;
             resolve_config(config)?
-        }
-        None if args.resume => {
-            bail!(
-                "{location} holds no run to resume (no {}): leave out --resume to start one",
-                layout::CONFIG
-            )
         }
         None => match resolved {
             Some(resolved) => resolved,
