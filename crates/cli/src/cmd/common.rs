@@ -347,8 +347,9 @@ mod tests {
         let go = resolve("go:size=9,komi=7.5");
         let full_name = parse_game(&go.game).unwrap().name();
         assert_eq!(full_name, "go:size=9,komi=7.5,max_moves=162");
-        assert!(
-            go.self_play.playout_cap_fraction < 1.0,
+        assert_eq!(
+            go.search.algorithm,
+            zerosum_search::Algorithm::Gumbel,
             "configs/go-9x9.toml"
         );
         assert_eq!(
