@@ -71,9 +71,14 @@ const SHOWN_CHARS: usize = 80;
 /// shows no colours or bells from it) and long text cut, so that the message stays one
 /// short line whatever came in.
 pub fn shown(text: &str) -> String {
+    shown_up_to(text, SHOWN_CHARS)
+}
+
+/// [`shown`], cut at `max_chars` characters.
+pub fn shown_up_to(text: &str, max_chars: usize) -> String {
     let mut out = String::new();
     for (count, c) in text.chars().enumerate() {
-        if count == SHOWN_CHARS {
+        if count == max_chars {
             out.push_str("...");
             break;
         }

@@ -19,6 +19,14 @@ pub const REPLY_TIMEOUT: Duration = Duration::from_secs(300);
 /// the engine is taken to be something else speaking, and stopped.
 pub const MAX_REPLY_BYTES: usize = 16 << 20;
 
+/// The most lines an engine may write in answer to one command (Stockfish thinking for
+/// minutes writes a few thousand `info` lines).
+pub const MAX_REPLY_LINES: usize = 100_000;
+
+/// The longest line an engine may write: with the queue of 16 lines, what is read ahead of
+/// the player stays within 16 MiB.
+const MAX_LINE_BYTES: usize = 1 << 20;
+
 /// A running engine.
 pub struct EngineProcess {
     /// The player's name (its spec), for messages.
@@ -28,8 +36,8 @@ pub struct EngineProcess {
     /// The engine's lines, read on a thread of their own so that a wait can end.
     lines: Receiver<std::io::Result<String>>,
     timeout: Duration,
-    /// Bytes of reply read since the last command was sent.
-    replied: usize,
+    /// Bytes and lines of reply read since the last command was sent.
+    replied: (usize, usize),
 }
 
 impl EngineProcess {
@@ -54,11 +62,11 @@ impl EngineProcess {
         std::thread::spawn(move || loop {
             let mut line = String::new();
             let read = (&mut stdout)
-                .take(MAX_REPLY_BYTES as u64 + 1)
+                .take(MAX_LINE_BYTES as u64 + 1)
                 .read_line(&mut line)
                 .and_then(|n| {
-                    if n > MAX_REPLY_BYTES {
-                        let limit = MAX_REPLY_BYTES >> 20;
+                    if n > MAX_LINE_BYTES {
+                        let limit = MAX_LINE_BYTES >> 20;
                         Err(std::io::Error::other(format!(
                             "a line of more than {limit} MiB"
                         )))
@@ -77,7 +85,7 @@ impl EngineProcess {
             stdin,
             lines,
             timeout: REPLY_TIMEOUT,
-            replied: 0,
+            replied: (0, 0),
         })
     }
 
@@ -90,7 +98,7 @@ impl EngineProcess {
 
     /// Sends one line.
     pub fn send(&mut self, line: &str) -> Result<(), TrainError> {
-        self.replied = 0;
+        self.replied = (0, 0);
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
             .map_err(|e| self.stopped(format!("'{line}' could not be sent: {e}")))
@@ -100,10 +108,10 @@ impl EngineProcess {
     pub fn read_line(&mut self, awaited: &str) -> Result<String, TrainError> {
         match self.lines.recv_timeout(self.timeout) {
             Ok(Ok(line)) if !line.is_empty() => {
-                self.replied += line.len();
-                if self.replied > MAX_REPLY_BYTES {
+                self.replied = (self.replied.0 + line.len(), self.replied.1 + 1);
+                if self.replied.0 > MAX_REPLY_BYTES || self.replied.1 > MAX_REPLY_LINES {
                     return Err(self.stopped(format!(
-                        "said more than {} MiB awaiting {awaited}",
+                        "said more than {} MiB or {MAX_REPLY_LINES} lines awaiting {awaited}",
                         MAX_REPLY_BYTES >> 20
                     )));
                 }
@@ -112,7 +120,7 @@ impl EngineProcess {
             Ok(Ok(_)) | Err(RecvTimeoutError::Disconnected) => {
                 Err(self.stopped(format!("the engine exited before {awaited}")))
             }
-            Ok(Err(e)) => Err(self.stopped(format!("no {awaited}: {e}"))),
+            Ok(Err(e)) => Err(self.stopped(format!("awaiting {awaited}: {e}"))),
             Err(RecvTimeoutError::Timeout) => Err(self.stopped(format!(
                 "no {awaited} within {} s",
                 self.timeout.as_secs_f64()
@@ -129,9 +137,9 @@ impl EngineProcess {
 /// The longest excerpt of an engine's words that a message quotes.
 const QUOTED_CHARS: usize = 200;
 
-/// What an engine said, for a one-line message: its lines joined by " / " and cut to
-/// [`QUOTED_CHARS`] characters, so that an engine's long or many-line answer cannot flood
-/// the message.
+/// What an engine said, for a one-line message: its lines joined by " / ", escaped and cut
+/// to [`QUOTED_CHARS`] characters, so that an engine's long, many-line or control-coded
+/// answer cannot flood the message or the terminal.
 pub fn quoted(said: &str) -> String {
     let joined = said
         .lines()
@@ -139,10 +147,7 @@ pub fn quoted(said: &str) -> String {
         .filter(|line| !line.is_empty())
         .collect::<Vec<_>>()
         .join(" / ");
-    match joined.char_indices().nth(QUOTED_CHARS) {
-        Some((cut, _)) => format!("{}...", &joined[..cut]),
-        None => joined,
-    }
+    zerosum_games::error::shown_up_to(&joined, QUOTED_CHARS)
 }
 
 /// The error of the player named `player` stopping for `reason`.
@@ -199,8 +204,14 @@ mod tests {
     #[test]
     fn an_endless_reply_is_cut_off() {
         for (command, said) in [
-            ("yes", "said more than 16 MiB awaiting a move"),
-            ("cat /dev/zero", "no a move: a line of more than 16 MiB"),
+            (
+                "yes",
+                "said more than 16 MiB or 100000 lines awaiting a move",
+            ),
+            (
+                "cat /dev/zero",
+                "awaiting a move: a line of more than 1 MiB",
+            ),
         ] {
             let command: Vec<String> = command.split(' ').map(String::from).collect();
             let mut talker = EngineProcess::start("talker".into(), &command).unwrap();
@@ -218,6 +229,7 @@ mod tests {
     fn an_engine_is_quoted_on_one_line_and_in_a_few_hundred_characters() {
         assert_eq!(quoted("illegal move"), "illegal move");
         assert_eq!(quoted(" first\r\n\n  second \n"), "first / second");
+        assert_eq!(quoted("red \u{1b}[31m"), "red \\u{1b}[31m");
         let flood = "é".repeat(10_000);
         let cut = quoted(&flood);
         assert_eq!(cut.chars().count(), QUOTED_CHARS + 3);

@@ -73,7 +73,7 @@ pub enum TrainError {
     #[error("{0}")]
     Benchmark(String),
     /// Learning made the network's loss NaN or infinite; its checkpoint is not written.
-    #[error("generation {0}'s learning ended with a loss that is not a number: the network diverged (lower learner.learning_rate, or start from another checkpoint); the generation before it is the last saved")]
+    #[error("generation {0}'s learning ended with a loss that is NaN or infinite: the network diverged (lower learner.learning_rate, or start from another checkpoint); the generation before it is the last saved")]
     Diverged(u64),
     /// A player failed to produce a move (a human closed the input, say).
     #[error("player {player} stopped: {reason}")]

@@ -103,8 +103,8 @@ impl GameRecord {
     /// non-negative probabilities and a value in [-1, 1], the game is finished, and the
     /// result is the one the moves reach. Says what is wrong, in one line.
     pub fn check<G: Game>(&self, initial: &G) -> Result<(), String> {
-        let full_name = zerosum_games::registry::parse_game(&self.game).map(|game| game.name());
-        if self.game != initial.name() && full_name.ok() != Some(initial.name()) {
+        let full_name = || zerosum_games::registry::parse_game(&self.game).map(|game| game.name());
+        if self.game != initial.name() && full_name().ok() != Some(initial.name()) {
             return Err(format!("a game of {}, not {}", self.game, initial.name()));
         }
         if self.moves.len() != self.actions.len() {
@@ -151,7 +151,7 @@ impl GameRecord {
         }
         let Some(outcome) = position.outcome() else {
             return Err(format!(
-                "the game is not finished after its {} moves",
+                "the game is not over after its last move (move {})",
                 self.actions.len()
             ));
         };
@@ -223,7 +223,7 @@ mod tests {
             r.actions.pop();
             r.moves.pop();
         };
-        assert!(broken(unfinished).contains("not finished after its 4 moves"));
+        assert!(broken(unfinished).contains("not over after its last move (move 4)"));
         let bad_stats: [fn(&mut GameRecord); 5] = [
             |r| r.stats[0].as_mut().unwrap().policy[0].0 = 9,
             |r| r.stats[0].as_mut().unwrap().policy[0].1 = f32::NAN,

@@ -139,8 +139,8 @@ impl RunStore {
             return Err(failed("the URL names no bucket or folder".into()));
         }
         let location = trimmed.to_string();
-        let local = !is_url(&location) || location.starts_with("file://");
-        let objects: Arc<dyn ObjectStore> = if local {
+        let objects: Arc<dyn ObjectStore> = if !is_url(&location) || location.starts_with("file://")
+        {
             let path = local_path(&location);
             if !path.is_dir() {
                 return Err(failed("no such directory".into()));
@@ -164,14 +164,7 @@ impl RunStore {
         runtime()
             .block_on(store.objects.list_with_delimiter(None))
             .map_err(|e| failed(one_line(&e)))?;
-        // A disk answers the same the second time (a file where a folder should be, a full
-        // disk): only object storage's failures pass, and are worth waiting out.
-        let patience = if local {
-            Duration::ZERO
-        } else {
-            Duration::from_secs(600)
-        };
-        Ok(store.with_patience(patience))
+        Ok(store.with_patience(Duration::from_secs(600)))
     }
 
     /// How long transient failures are retried before an operation gives up.
@@ -408,9 +401,28 @@ fn local_path(location: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(location.strip_prefix("file://").unwrap_or(location))
 }
 
-/// Errors worth another try: anything but the answers a retry cannot change.
+/// Errors worth another try: anything but the answers a retry cannot change, among them a
+/// disk's that stay as they are (a file where a folder should be, a full or read-only disk:
+/// a shared file system's passing failures are still retried).
 fn is_transient(error: &object_store::Error) -> bool {
     use object_store::Error as E;
+    use std::io::ErrorKind as K;
+    let mut cause = std::error::Error::source(error);
+    while let Some(e) = cause {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                K::NotADirectory
+                    | K::IsADirectory
+                    | K::StorageFull
+                    | K::ReadOnlyFilesystem
+                    | K::PermissionDenied
+            ) {
+                return false;
+            }
+        }
+        cause = e.source();
+    }
     !matches!(
         error,
         E::NotFound { .. }
@@ -478,8 +490,8 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
     }
 
-    /// A local run whose folder is damaged fails at once, with the path: a disk does not
-    /// heal while one waits, so nothing is retried.
+    /// A local run whose folder is damaged fails at once, with the path: a file where a
+    /// folder should be does not go away while one waits.
     #[test]
     fn a_local_failure_is_not_retried() {
         let (dir, store) = scratch("local");

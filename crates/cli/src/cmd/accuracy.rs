@@ -301,12 +301,16 @@ fn judge<G: Game>(
     let mut unjudged = 0;
     let stages = game_stages(initial, args.min_plies);
     let mut erred: Vec<SolvedPosition> = Vec::new();
+    // Every record is checked before any is solved, which can take hours.
     for (line, record) in records {
         let at = || format!("{} line {line}", path.display());
         record
             .check(initial)
             .map_err(anyhow::Error::msg)
             .with_context(at)?;
+    }
+    for (line, record) in records {
+        let at = || format!("{} line {line}", path.display());
         let judged = judge_record(
             initial,
             &mut solver,

@@ -268,7 +268,8 @@ pub fn search_seconds(text: &str) -> Result<usize, String> {
     }
 }
 
-/// Joins the run at `location` as a role other than its learner (an actor, an evaluator):
+/// Joins the run at `location` as a role other than its learner (an actor, an evaluator,
+/// the ladder, distill):
 /// the run must exist and be one this build can play; its config, with `overrides`.
 pub fn join_run(
     location: &str,
