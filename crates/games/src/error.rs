@@ -14,7 +14,7 @@ pub enum GameError {
         known: String,
     },
     /// A game parameter was unknown or had a bad value.
-    #[error("bad parameter '{param}' for game {game}: {reason}")]
+    #[error("bad parameter '{}' for game {game}: {reason}", shown(.param))]
     BadParameter {
         /// The game's registry name.
         game: String,
@@ -51,7 +51,7 @@ pub enum GameError {
         reason: String,
     },
     /// A game registered under a name that could not be typed on a command line.
-    #[error("'{name}' cannot name a game: use letters, digits, '_' and '-'")]
+    #[error("'{}' cannot name a game: use letters, digits, '_' and '-'", shown(.name))]
     BadName {
         /// The name as given.
         name: String,
@@ -112,5 +112,16 @@ mod tests {
         };
         let message = error.to_string();
         assert_eq!(message, format!("bad position '{}...': no", "x".repeat(80)));
+        let error = GameError::BadParameter {
+            game: "go".into(),
+            param: "\u{7}".repeat(1000),
+            reason: "unknown".into(),
+        };
+        let message = error.to_string();
+        assert!(
+            message.starts_with("bad parameter '\\u{7}\\u{7}"),
+            "{message}"
+        );
+        assert!(message.len() < 600, "{message}");
     }
 }
