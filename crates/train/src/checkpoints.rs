@@ -166,15 +166,16 @@ pub fn locate(location: &str) -> Result<Located, TrainError> {
     // A run (or its checkpoints folder) first, when the location is a folder.
     let local_dir = !is_url(base) && std::path::Path::new(base).is_dir();
     if local_dir || is_url(base) {
-        if let Ok(store) = RunStore::open(base) {
+        let run = RunStore::open(base);
+        if let Ok(store) = &run {
             for pointer in [layout::LATEST, "latest"] {
-                if let Some(found) = through_pointer(&store, pointer)? {
+                if let Some(found) = through_pointer(store, pointer)? {
                     return Ok(found);
                 }
             }
             // A run written before pointers kept `checkpoints/latest.*` files.
             for legacy in ["checkpoints/latest", "latest"] {
-                if let Some(bytes) = read(&store, legacy)? {
+                if let Some(bytes) = read(store, legacy)? {
                     return Ok(Located {
                         bytes,
                         origin: store.display(legacy),
@@ -183,8 +184,8 @@ pub fn locate(location: &str) -> Result<Located, TrainError> {
             }
         }
         if local_dir {
-            let reason = match RunStore::open(base) {
-                Ok(store) => what_the_run_lacks(&store)?,
+            let reason = match &run {
+                Ok(store) => what_the_run_lacks(store)?,
                 Err(_) => None,
             };
             return Err(reason.map_or_else(missing, |reason| TrainError::Store {

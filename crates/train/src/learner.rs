@@ -284,13 +284,13 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             )));
         }
         // A new run's starting weights are read first: a bad `init` leaves no run behind.
-        let fresh = checkpoints::generations(store)?.is_empty();
-        let init = if fresh && !config.init.is_empty() {
+        let saved = checkpoints::generations(store)?;
+        let init = if saved.is_empty() && !config.init.is_empty() {
             Some(warm_start(initial, config, device)?)
         } else {
             None
         };
-        if let Some(&latest) = checkpoints::generations(store)?.last() {
+        if let Some(&latest) = saved.last() {
             check_same_network(store, latest, config)?;
         }
         RunIdentity::claim(store, initial.name())?;
