@@ -174,7 +174,12 @@ fn export_names_the_file_and_line_of_bad_records() {
         (
             "ttt.jsonl",
             format!("{tictactoe}\n"),
-            "ttt.jsonl line 1: tictactoe has no standard record format",
+            "ttt.jsonl: tictactoe has no standard record format",
+        ),
+        (
+            "mixed.jsonl",
+            format!("{good}\n{tictactoe}\n"),
+            "mixed.jsonl line 2: tictactoe has no standard record format",
         ),
         ("empty.jsonl", String::new(), "empty.jsonl: no games"),
     ] {

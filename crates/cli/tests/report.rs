@@ -190,6 +190,9 @@ fn report_ladder_and_replay_on_a_tiny_run() {
     assert_ne!(foreign, identity);
     std::fs::write(other.join("run.json"), foreign).unwrap();
     std::fs::write(dir.join("bad.jsonl"), "{\"game\":\"tictactoe\"}\n").unwrap();
+    let fresh = dir.join("fresh");
+    std::fs::create_dir(&fresh).unwrap();
+    std::fs::copy(dir.join("run/config.toml"), fresh.join("config.toml")).unwrap();
     for (args, needle) in [
         (
             vec!["replay", "bad.jsonl"],
@@ -206,6 +209,10 @@ fn report_ladder_and_replay_on_a_tiny_run() {
             "out of range",
         ),
         (vec!["report", "nowhere"], "nowhere: no such directory"),
+        (
+            vec!["report", "fresh"],
+            "fresh: no generation is recorded yet",
+        ),
         (
             vec!["ladder", "run", "--anchors", "human"],
             "an anchor must be",

@@ -97,7 +97,9 @@ pub fn distill<G: Game>(
     progress.phase_started(last, Phase::Learn, last);
     for generation in 1..=last {
         let records = generation_records(run, generation)?;
-        last_report = Some(curriculum.learn(generation, &records, &mut rng, &mut Silent));
+        let report = curriculum.learn(generation, &records, &mut rng, &mut Silent);
+        finite(&report.final_losses, "curriculum", generation)?;
+        last_report = Some(report);
         progress.phase_advanced(1);
     }
     let (curriculum, curriculum_model) = finish(
@@ -115,6 +117,7 @@ pub fn distill<G: Game>(
     let mut window = Trainer::new(initial, config, fresh()?);
     window.fill_window(run, last)?;
     let report = window.train(last, curriculum.steps, 0, &mut rng, progress);
+    finite(&report.final_losses, "window", last)?;
     let (window, window_model) = finish(
         window,
         last,
@@ -179,6 +182,19 @@ impl Trained {
             "{} steps, final loss {:.3} (policy {:.3}, value {:.3})",
             self.steps, losses.total, losses.policy, losses.value
         )
+    }
+}
+
+/// Refuses losses that are NaN or infinite: the network diverged and its weights are
+/// worthless, so it is neither written nor played.
+fn finite(losses: &Losses, network: &'static str, generation: u64) -> Result<(), TrainError> {
+    if losses.total.is_finite() {
+        Ok(())
+    } else {
+        Err(TrainError::DistillDiverged {
+            network,
+            generation,
+        })
     }
 }
 
@@ -283,6 +299,28 @@ mod tests {
         assert_eq!(lines.len(), 4, "{lines:?}");
         let table = markdown(&report);
         assert_eq!(table.lines().count(), 4, "{table}");
+        // A learning rate far too high: refused at the first generation that learns, with
+        // nothing written.
+        let mut wild = (*wider).clone();
+        wild.learner.optimizer = zerosum_nn::OptimizerKind::Sgd;
+        wild.learner.learning_rate = 1e30;
+        let wild = wild.resolve().unwrap();
+        let diverged = DistillSettings {
+            out: dir.join("diverged"),
+            ..settings.clone()
+        };
+        let error = distill(&game, &run, &wild, &diverged, &mut Silent, |_| {}).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                TrainError::DistillDiverged {
+                    network: "curriculum",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        assert!(!dir.join("diverged").join("curriculum.safetensors").exists());
         // A run with nothing trained is refused in one line.
         let (empty_dir, empty) = scratch("distill-empty");
         let error = distill(&game, &empty, &config, &settings, &mut Silent, |_| {}).unwrap_err();

@@ -75,6 +75,14 @@ pub enum TrainError {
     /// Learning made the network's loss NaN or infinite; its checkpoint is not written.
     #[error("generation {0}'s learning ended with a loss that is NaN or infinite: the network diverged (lower learner.learning_rate, or start from another checkpoint); the generation before it is the last saved")]
     Diverged(u64),
+    /// `distill`'s network `network` diverged while learning generation `generation`.
+    #[error("the {network} network's loss became NaN or infinite at generation {generation}: it diverged, and it is not written (lower learner.learning_rate with --set)")]
+    DistillDiverged {
+        /// `curriculum` or `window`.
+        network: &'static str,
+        /// The generation it was learning.
+        generation: u64,
+    },
     /// A player failed to produce a move (a human closed the input, say).
     #[error("player {player} stopped: {reason}")]
     PlayerStopped {

@@ -133,6 +133,15 @@ pub struct RunHistory {
 }
 
 impl RunHistory {
+    /// Whether the run has recorded nothing to plot yet (no generation has finished).
+    pub fn is_empty(&self) -> bool {
+        self.self_play.is_empty()
+            && self.learn.is_empty()
+            && self.evaluations.is_empty()
+            && self.generations.is_empty()
+            && self.ladder.is_empty()
+    }
+
     /// Reads the run in `store` (its events and the game of its `config.toml`).
     pub fn read(store: &RunStore) -> Result<RunHistory, TrainError> {
         let text = crate::events::read_text(store)?;

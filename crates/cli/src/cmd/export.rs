@@ -23,6 +23,15 @@ pub fn run(args: Args) -> Result<()> {
     if records.is_empty() {
         bail!("{}: no games in the file", args.file.display());
     }
+    let first = &records[0].1.game;
+    if parse_game(first).is_ok_and(|game| with_game!(&game, g => !has_standard_format(g))) {
+        bail!(
+            "{}: {first} has no standard record format (SGF is for go, PGN for chess); \
+             `zerosum replay {}` shows its games",
+            args.file.display(),
+            args.file.display()
+        );
+    }
     let event = format!(
         "zerosum {}",
         args.file
@@ -95,6 +104,11 @@ pub fn standard_record(
             )
         })
     })
+}
+
+/// Whether `game`'s records can be written in a standard format (SGF, PGN).
+pub fn has_standard_format<G: Game>(game: &G) -> bool {
+    game.standard_record(&[], &RecordTags::default()).is_some()
 }
 
 /// `file` with its extension replaced by `extension`, or with `extension` added when that

@@ -30,6 +30,12 @@ pub fn run(args: Args) -> Result<()> {
             args.run
         );
     }
+    anyhow::ensure!(
+        !history.is_empty(),
+        "{}: no generation is recorded yet, so there is nothing to plot; run `zerosum report` \
+         again once the first has finished",
+        args.run
+    );
     let local = !zerosum_train::store::is_url(&args.run);
     let name = std::path::Path::new(args.run.trim_end_matches('/'))
         .file_name()

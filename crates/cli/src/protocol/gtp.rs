@@ -70,8 +70,25 @@ fn parse_colour(text: &str) -> Result<Player, String> {
     match text.to_ascii_lowercase().as_str() {
         "b" | "black" => Ok(Player::FIRST),
         "w" | "white" => Ok(Player::SECOND),
-        _ => Err(format!("invalid color '{text}': expected b or w")),
+        _ => Err(format!("invalid color '{}': expected b or w", shown(text))),
     }
+}
+
+/// Why `count` arguments do not fit `command`, or `None` when they do (and for commands
+/// the engine does not know, which are refused as such). A move may be several words
+/// (Push Fight's pushes and slides), so `play` takes any number after the colour.
+fn wrong_arity(command: &str, count: usize) -> Option<String> {
+    let exactly = match command {
+        "known_command" | "boardsize" | "komi" | "genmove" => 1,
+        "play" if count >= 2 => return None,
+        "play" => return Some("play needs a colour and a move".to_string()),
+        _ if COMMANDS.contains(&command) => 0,
+        _ => return None,
+    };
+    (count != exactly).then(|| match exactly {
+        0 => format!("{command} takes no arguments, got {count}"),
+        _ => format!("{command} takes 1 argument, got {count}"),
+    })
 }
 
 impl<G: Game> GtpEngine<G> {
@@ -156,27 +173,16 @@ impl<G: Game> GtpEngine<G> {
 
     /// Answers one command: `Ok(reply)` or `Err(message)`.
     pub fn handle(&mut self, command: &str, args: &[&str]) -> Result<String, String> {
-        let need = |n: usize| {
-            if args.len() < n {
-                Err(format!(
-                    "{command} needs {n} argument{}",
-                    if n == 1 { "" } else { "s" }
-                ))
-            } else {
-                Ok(())
-            }
-        };
+        if let Some(wrong) = wrong_arity(command, args.len()) {
+            return Err(wrong);
+        }
         match command {
             "protocol_version" => Ok("2".to_string()),
             "name" => Ok("zerosum".to_string()),
             "version" => Ok(env!("CARGO_PKG_VERSION").to_string()),
-            "known_command" => {
-                need(1)?;
-                Ok(COMMANDS.contains(&args[0]).to_string())
-            }
+            "known_command" => Ok(COMMANDS.contains(&args[0]).to_string()),
             "list_commands" => Ok(COMMANDS.join("\n")),
             "boardsize" => {
-                need(1)?;
                 let size: usize = args[0]
                     .parse()
                     .map_err(|_| format!("boardsize needs a number, got '{}'", shown(args[0])))?;
@@ -201,7 +207,6 @@ impl<G: Game> GtpEngine<G> {
                 Ok(String::new())
             }
             "komi" => {
-                need(1)?;
                 let komi: f32 = args[0]
                     .parse()
                     .map_err(|_| format!("komi needs a number, got '{}'", shown(args[0])))?;
@@ -217,7 +222,6 @@ impl<G: Game> GtpEngine<G> {
                 Ok(String::new())
             }
             "play" => {
-                need(2)?;
                 let colour = parse_colour(args[0])?;
                 self.check_turn(colour)?;
                 let text = args[1..].join(" ");
@@ -232,7 +236,6 @@ impl<G: Game> GtpEngine<G> {
                 Ok(String::new())
             }
             "genmove" => {
-                need(1)?;
                 let colour = parse_colour(args[0])?;
                 self.check_turn(colour)?;
                 let position = self.position().clone();
@@ -406,6 +409,21 @@ mod tests {
         assert_eq!(replies[8], "=");
         assert!(replies[9].starts_with("? cannot undo"));
         assert_eq!(replies[10], "=2");
+    }
+
+    /// A command with words it does not take is refused whole, not half obeyed.
+    #[test]
+    fn extra_or_missing_arguments_are_refused() {
+        let out =
+            session("boardsize 7 7\nundo now\nname x\ngenmove\nplay b\ngenmove b w\nplay b d\n");
+        let replies: Vec<&str> = out.split("\n\n").collect();
+        assert_eq!(replies[0], "? boardsize takes 1 argument, got 2");
+        assert_eq!(replies[1], "? undo takes no arguments, got 1");
+        assert_eq!(replies[2], "? name takes no arguments, got 1");
+        assert_eq!(replies[3], "? genmove takes 1 argument, got 0");
+        assert_eq!(replies[4], "? play needs a colour and a move");
+        assert_eq!(replies[5], "? genmove takes 1 argument, got 2");
+        assert_eq!(replies[6], "=", "the board is untouched by the refusals");
     }
 
     /// What a controller sent comes back escaped and cut short: no terminal codes, no

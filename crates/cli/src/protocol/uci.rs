@@ -298,8 +298,11 @@ impl UciEngine {
                 .filter(|n| (range.0..=range.1).contains(n))
                 .ok_or_else(|| {
                     format!(
-                        "setoption: {name} needs a number from {} to {}, got '{value}'",
-                        range.0, range.1
+                        "setoption: {} needs a number from {} to {}, got '{}'",
+                        shown(&name),
+                        range.0,
+                        range.1,
+                        shown(&value)
                     )
                 })
         };
@@ -582,7 +585,7 @@ mod tests {
         );
         let expected_starts = [
             "info string position: bad position 'garbage': a FEN has 6 fields",
-            "info string go: nodes needs a number, got 'abc'",
+            "info string go: nodes needs a whole number, got 'abc'",
             "info string unknown command 'frobnicate'",
             "info string setoption: Nodes needs a number from 1 to 1000000, got '0'",
             "info string setoption: Hash needs a number from 1 to 65536, got '0'",

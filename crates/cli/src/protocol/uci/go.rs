@@ -41,10 +41,8 @@ impl GoCommand {
                 let text = words
                     .next()
                     .ok_or_else(|| format!("go: {key} needs a number"))?;
-                match text.parse::<i64>() {
-                    Ok(n) => Ok(n.max(0) as u64),
-                    Err(_) => Err(format!("go: {key} needs a number, got '{}'", shown(text))),
-                }
+                whole_number(text)
+                    .ok_or_else(|| format!("go: {key} needs a whole number, got '{}'", shown(text)))
             };
             match word {
                 "nodes" => go.nodes = Some(number(word)?),
@@ -107,6 +105,20 @@ impl GoCommand {
             tree_nodes: None,
         }
     }
+}
+
+/// A whole number as GUIs send them: a clock that ran out may be negative (read as 0), and
+/// one too large for 64 bits is read as the largest.
+fn whole_number(text: &str) -> Option<u64> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(match (text.starts_with('-'), digits.parse::<u64>()) {
+        (true, _) => 0,
+        (false, Ok(n)) => n,
+        (false, Err(_)) => u64::MAX,
+    })
 }
 
 /// The words that start a part of `go`.
@@ -175,7 +187,19 @@ mod tests {
                 tree_nodes: None,
             }
         );
-        for bad in ["nodes", "movetime soon", "wtime 1 btime x"] {
+        assert_eq!(
+            limits("nodes 99999999999999999999999", Player::FIRST).nodes,
+            Some(u64::MAX)
+        );
+        assert_eq!(limits("nodes -5", Player::FIRST).nodes, Some(1));
+        for bad in [
+            "nodes",
+            "movetime soon",
+            "wtime 1 btime x",
+            "nodes 1e23",
+            "nodes -",
+            "nodes +3",
+        ] {
             let args: Vec<&str> = bad.split_whitespace().collect();
             assert!(GoCommand::parse(&args).is_err(), "{bad}");
         }
