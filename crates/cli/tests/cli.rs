@@ -300,6 +300,8 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
             "not over after its last move (move 1)",
         ),
     ];
+    // A refused command leaves the positions an earlier --save wrote as they were.
+    std::fs::write(dir.join("kept.jsonl"), "earlier\n").unwrap();
     for (name, text, needle) in files {
         std::fs::write(
             dir.join(name),
@@ -310,12 +312,16 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         )
         .unwrap();
         let args: &[&str] = if name == "unfinished.jsonl" {
-            &["accuracy", "--games", name]
+            &["accuracy", "--games", name, "--save", "kept.jsonl"]
         } else {
             &["accuracy", "random", "--game", "tictactoe", "--load", name]
         };
         assert_one_line_error(&zerosum(args, "", &dir), needle);
     }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("kept.jsonl")).unwrap(),
+        "earlier\n"
+    );
     // A viewer shows such a game, flagged.
     let shown = zerosum(&["replay", "unfinished.jsonl"], "", &dir);
     assert!(succeeded(&shown).contains("a3"));

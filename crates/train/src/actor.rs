@@ -205,11 +205,23 @@ pub fn parse_batch(text: &str, origin: &str) -> Result<Vec<GameRecord>, TrainErr
         .collect()
 }
 
-/// Reads the batch object `name`; `None` if it is not there.
+/// Reads the batch object `name`; `None` if it is not there. Bytes that are not UTF-8 are
+/// a bad record, as a line that is not JSON is.
 pub fn read_batch(store: &RunStore, name: &str) -> Result<Option<Vec<GameRecord>>, TrainError> {
-    match store.get_text(name)? {
-        None => Ok(None),
-        Some(text) => parse_batch(&text, &store.display(name)).map(Some),
+    let Some(bytes) = store.get(name)? else {
+        return Ok(None);
+    };
+    let origin = store.display(name);
+    match String::from_utf8(bytes) {
+        Ok(text) => parse_batch(&text, &origin).map(Some),
+        Err(e) => {
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            Err(TrainError::BadRecord {
+                path: PathBuf::from(origin),
+                line: 1 + valid.iter().filter(|&&b| b == b'\n').count(),
+                reason: "not UTF-8 text".to_string(),
+            })
+        }
     }
 }
 

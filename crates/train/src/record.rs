@@ -1,6 +1,7 @@
 //! Game records: one JSON object per game, moves in design.md notation.
 
 use serde::{Deserialize, Serialize};
+use zerosum_games::error::shown;
 use zerosum_games::{Action, Game, GameError, Outcome, Player};
 
 /// What the search said at one move of a recorded game.
@@ -105,7 +106,11 @@ impl GameRecord {
     pub fn check<G: Game>(&self, initial: &G) -> Result<(), String> {
         let full_name = || zerosum_games::registry::parse_game(&self.game).map(|game| game.name());
         if self.game != initial.name() && full_name().ok() != Some(initial.name()) {
-            return Err(format!("a game of {}, not {}", self.game, initial.name()));
+            return Err(format!(
+                "a game of {}, not {}",
+                shown(&self.game),
+                initial.name()
+            ));
         }
         if self.moves.len() != self.actions.len() {
             return Err(format!(
@@ -141,7 +146,7 @@ impl GameRecord {
                 return Err(format!(
                     "{}: written {}, but action {action} is {}",
                     at(),
-                    self.moves[ply],
+                    shown(&self.moves[ply]),
                     position.format_action(action)
                 ));
             }
@@ -160,7 +165,7 @@ impl GameRecord {
         {
             return Err(format!(
                 "the result {} ({}) is not the one the moves reach, {}",
-                self.result,
+                shown(&self.result),
                 self.value_first,
                 outcome.score_string()
             ));
@@ -218,6 +223,10 @@ mod tests {
         assert!(broken(|r| r.game = "connect4".into()).contains("a game of connect4"));
         assert!(broken(|r| r.result = "0-1".into()).contains("result 0-1"));
         assert!(broken(|r| r.moves[2] = "a1".into()).starts_with("move 3: written a1"));
+        assert!(
+            broken(|r| r.moves[2] = "\u{1b}[2J".into()).starts_with("move 3: written \\u{1b}[2J"),
+            "a terminal code is shown escaped"
+        );
         assert!(broken(|r| drop(r.moves.pop())).contains("4 moves in notation"));
         let unfinished = |r: &mut GameRecord| {
             r.actions.pop();

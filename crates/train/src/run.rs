@@ -631,8 +631,9 @@ pub(crate) mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// A batch cut short on disk (its last game half written) is set aside on resume, and
-    /// the generation's self-play plays its games again instead of the run stopping.
+    /// A batch cut short on disk (its last game half written) or holding bytes that are not
+    /// UTF-8 is set aside on resume, and the generation's self-play plays its games again
+    /// instead of the run stopping.
     #[test]
     fn a_damaged_batch_is_set_aside_and_its_games_played_again() {
         let (dir, store) = scratch("damaged-batch");
@@ -645,6 +646,16 @@ pub(crate) mod tests {
         let text = std::fs::read_to_string(&batch).unwrap();
         std::fs::write(&batch, &text[..text.len() / 2]).unwrap();
         assert_eq!(generation_records(&store, 1).unwrap().len(), 3);
+        let other = dir.join("games/gen-0001/0000.jsonl");
+        let mut garbled = std::fs::read(&other).unwrap();
+        let its_games = garbled.iter().filter(|&&b| b == b'\n').count();
+        garbled.extend_from_slice(b"\xff\xfe\n");
+        std::fs::write(&other, garbled).unwrap();
+        assert_eq!(
+            generation_records(&store, 1).unwrap().len(),
+            3 - its_games,
+            "bytes not UTF-8 too"
+        );
         let summary = train(&game, &config, &store, &mut Silent).unwrap();
         assert_eq!(summary.generation, 1);
         assert_eq!(generation_records(&store, 1).unwrap().len(), 4);

@@ -61,8 +61,14 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     // Before any solving: a path that cannot be written would lose the solved positions.
+    // Opened without truncating, so an older file stays whole until the new one is ready.
     if let Some(path) = &args.save {
-        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.games {
         return judge_games(path, &args);
