@@ -322,6 +322,26 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         std::fs::read_to_string(dir.join("kept.jsonl")).unwrap(),
         "earlier\n"
     );
+    let args = [
+        "accuracy",
+        "--games",
+        "unfinished.jsonl",
+        "--save",
+        "new.jsonl",
+    ];
+    assert_one_line_error(&zerosum(&args, "", &dir), "not over");
+    assert!(
+        !dir.join("new.jsonl").exists(),
+        "a refused command leaves no file"
+    );
+    let args = [
+        "accuracy",
+        "--games",
+        "unfinished.jsonl",
+        "--save",
+        "unfinished.jsonl",
+    ];
+    assert_one_line_error(&zerosum(&args, "", &dir), "names the games file itself");
     // A viewer shows such a game, flagged.
     let shown = zerosum(&["replay", "unfinished.jsonl"], "", &dir);
     assert!(succeeded(&shown).contains("a3"));

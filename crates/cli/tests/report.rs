@@ -209,10 +209,7 @@ fn report_ladder_and_replay_on_a_tiny_run() {
             "out of range",
         ),
         (vec!["report", "nowhere"], "nowhere: no such directory"),
-        (
-            vec!["report", "fresh"],
-            "fresh: no generation is recorded yet",
-        ),
+        (vec!["report", "fresh"], "fresh: nothing is recorded yet"),
         (
             vec!["ladder", "run", "--anchors", "human"],
             "an anchor must be",

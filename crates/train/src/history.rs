@@ -133,7 +133,7 @@ pub struct RunHistory {
 }
 
 impl RunHistory {
-    /// Whether the run has recorded nothing to plot yet (no generation has finished).
+    /// Whether the run has recorded nothing to plot yet: no event at all.
     pub fn is_empty(&self) -> bool {
         self.self_play.is_empty()
             && self.learn.is_empty()

@@ -20,6 +20,7 @@ use zerosum_train::playback::read_records;
 use zerosum_train::{build_agent, GameRecord, PlayerSpec, ResolvedConfig};
 
 use super::common::GameArgs;
+use super::export::same_file;
 use crate::progress::job_bar;
 
 #[derive(clap::Args)]
@@ -60,15 +61,18 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    // Before any solving: a path that cannot be written would lose the solved positions.
-    // Opened without truncating, so an older file stays whole until the new one is ready.
     if let Some(path) = &args.save {
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        if args
+            .games
+            .as_ref()
+            .is_some_and(|games| same_file(games, path))
+        {
+            bail!(
+                "{}: --save names the games file itself; choose another file",
+                path.display()
+            );
+        }
+        check_writable(path)?;
     }
     if let Some(path) = &args.games {
         return judge_games(path, &args);
@@ -216,6 +220,22 @@ fn game_stages<G: Game>(initial: &G, min_plies: usize) -> Vec<Stage> {
         .num_actions()
         .max(initial.obs_shape().iter().skip(1).product());
     stages(cells, min_plies)
+}
+
+/// Fails now, before any solving, if `path` cannot be written: otherwise the solved
+/// positions would be lost at the end. An existing file is left as it was (opened to
+/// append, not truncated) and a new one is not left behind.
+fn check_writable(path: &Path) -> Result<()> {
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
 }
 
 fn save(path: &Path, positions: &[SolvedPosition]) -> Result<()> {

@@ -26,9 +26,10 @@ pub fn run(args: Args) -> Result<()> {
     let first = &records[0].1.game;
     if parse_game(first).is_ok_and(|game| with_game!(&game, g => !has_standard_format(g))) {
         bail!(
-            "{}: {first} has no standard record format (SGF is for go, PGN for chess); \
+            "{}: {} has no standard record format (SGF is for go, PGN for chess); \
              `zerosum replay {}` shows its games",
             args.file.display(),
+            zerosum_games::error::shown(first),
             args.file.display()
         );
     }
@@ -151,7 +152,7 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// Whether `a` and `b` name one existing file.
-fn same_file(a: &Path, b: &Path) -> bool {
+pub fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,

@@ -32,8 +32,8 @@ pub fn run(args: Args) -> Result<()> {
     }
     anyhow::ensure!(
         !history.is_empty(),
-        "{}: no generation is recorded yet, so there is nothing to plot; run `zerosum report` \
-         again once the first has finished",
+        "{}: nothing is recorded yet, so there is nothing to plot; run `zerosum report` again \
+         once the first generation has played",
         args.run
     );
     let local = !zerosum_train::store::is_url(&args.run);

@@ -80,6 +80,8 @@ fn parse_colour(text: &str) -> Result<Player, String> {
 fn wrong_arity(command: &str, count: usize) -> Option<String> {
     let exactly = match command {
         "known_command" | "boardsize" | "komi" | "genmove" => 1,
+        // Whatever follows it, `quit` is obeyed: a controller that sends it is leaving.
+        "quit" => return None,
         "play" if count >= 2 => return None,
         "play" => return Some("play needs a colour and a move".to_string()),
         _ if COMMANDS.contains(&command) => 0,
@@ -424,6 +426,8 @@ mod tests {
         assert_eq!(replies[4], "? play needs a colour and a move");
         assert_eq!(replies[5], "? genmove takes 1 argument, got 2");
         assert_eq!(replies[6], "=", "the board is untouched by the refusals");
+        let out = session("quit now\nname\n");
+        assert_eq!(out, "=\n\n", "quit is obeyed whatever follows it");
     }
 
     /// What a controller sent comes back escaped and cut short: no terminal codes, no

@@ -89,7 +89,8 @@ impl GoCommand {
                 let usable = Duration::from_millis(ms).saturating_sub(overhead);
                 let moves = self.moves_to_go.unwrap_or(DEFAULT_MOVES_TO_GO).max(1);
                 let increment = Duration::from_millis(self.increment[side].unwrap_or(0));
-                Some((usable / moves as u32 + increment * 3 / 4).min(usable))
+                let moves = u32::try_from(moves).unwrap_or(u32::MAX);
+                Some((usable / moves + increment * 3 / 4).min(usable))
             }
             (None, None) => None,
         };
@@ -165,6 +166,11 @@ mod tests {
             ms(1000)
         );
         assert_eq!(limits("wtime -20", Player::FIRST).time, ms(0));
+        assert_eq!(
+            limits("btime 4294967296050 movestogo 4294967296", Player::SECOND).time,
+            ms(1000),
+            "a count of moves past 32 bits divides the clock, not by zero"
+        );
         assert_eq!(limits("movetime 1000", Player::SECOND).time, ms(950));
         assert_eq!(limits("movetime 1000", Player::SECOND).nodes, None);
         assert_eq!(
