@@ -36,8 +36,10 @@ pub struct EngineProcess {
     /// The engine's lines, read on a thread of their own so that a wait can end.
     lines: Receiver<std::io::Result<String>>,
     timeout: Duration,
-    /// Bytes and lines of reply read since the last command was sent.
-    replied: (usize, usize),
+    /// Bytes of reply read since the last command was sent.
+    replied_bytes: usize,
+    /// Lines of reply read since the last command was sent.
+    replied_lines: usize,
 }
 
 impl EngineProcess {
@@ -85,7 +87,8 @@ impl EngineProcess {
             stdin,
             lines,
             timeout: REPLY_TIMEOUT,
-            replied: (0, 0),
+            replied_bytes: 0,
+            replied_lines: 0,
         })
     }
 
@@ -98,7 +101,8 @@ impl EngineProcess {
 
     /// Sends one line.
     pub fn send(&mut self, line: &str) -> Result<(), TrainError> {
-        self.replied = (0, 0);
+        self.replied_bytes = 0;
+        self.replied_lines = 0;
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
             .map_err(|e| self.stopped(format!("'{line}' could not be sent: {e}")))
@@ -108,8 +112,9 @@ impl EngineProcess {
     pub fn read_line(&mut self, awaited: &str) -> Result<String, TrainError> {
         match self.lines.recv_timeout(self.timeout) {
             Ok(Ok(line)) if !line.is_empty() => {
-                self.replied = (self.replied.0 + line.len(), self.replied.1 + 1);
-                if self.replied.0 > MAX_REPLY_BYTES || self.replied.1 > MAX_REPLY_LINES {
+                self.replied_bytes += line.len();
+                self.replied_lines += 1;
+                if self.replied_bytes > MAX_REPLY_BYTES || self.replied_lines > MAX_REPLY_LINES {
                     return Err(self.stopped(format!(
                         "said more than {} MiB or {MAX_REPLY_LINES} lines awaiting {awaited}",
                         MAX_REPLY_BYTES >> 20

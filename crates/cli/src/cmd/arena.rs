@@ -88,9 +88,7 @@ fn arena<G: Game>(
         None => None,
     };
     // The same games in the standard format, where the game has one.
-    let standard_format = initial
-        .standard_record(&[], &RecordTags::default())
-        .map(|(extension, _)| extension);
+    let standard_format = super::export::standard_extension(initial);
     let mut standard = match (&args.save, standard_format) {
         (Some(path), Some(extension)) => {
             let path = super::export::standard_path(path, extension);

@@ -24,7 +24,7 @@ pub fn run(args: Args) -> Result<()> {
         bail!("{}: no games in the file", args.file.display());
     }
     let first = &records[0].1.game;
-    if parse_game(first).is_ok_and(|game| with_game!(&game, g => !has_standard_format(g))) {
+    if parse_game(first).is_ok_and(|game| with_game!(&game, g => standard_extension(g).is_none())) {
         bail!(
             "{}: {} has no standard record format (SGF is for go, PGN for chess); \
              `zerosum replay {}` shows its games",
@@ -107,9 +107,11 @@ pub fn standard_record(
     })
 }
 
-/// Whether `game`'s records can be written in a standard format (SGF, PGN).
-pub fn has_standard_format<G: Game>(game: &G) -> bool {
-    game.standard_record(&[], &RecordTags::default()).is_some()
+/// The extension of `game`'s standard record format (`sgf`, `pgn`), or `None` for a game
+/// that has none.
+pub fn standard_extension<G: Game>(game: &G) -> Option<&'static str> {
+    game.standard_record(&[], &RecordTags::default())
+        .map(|(extension, _)| extension)
 }
 
 /// `file` with its extension replaced by `extension`, or with `extension` added when that
