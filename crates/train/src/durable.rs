@@ -1,4 +1,5 @@
-//! Files that survive a power loss, not only a killed process: an actor's outbox.
+//! Files that survive a power loss, not only a killed process: an actor's outbox, the
+//! positions `accuracy --save` writes.
 //!
 //! A file's bytes reach the disk when the file is synced, and its name when the folder
 //! holding it is synced; a file renamed into place is not there after a power loss until

@@ -238,15 +238,15 @@ fn check_writable(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Writes the whole file beside the old one and renames it over, so a crash or a full disk
+/// in the middle keeps the positions saved before.
 fn save(path: &Path, positions: &[SolvedPosition]) -> Result<()> {
-    let mut out = std::io::BufWriter::new(
-        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?,
-    );
+    let mut bytes = Vec::new();
     for p in positions {
-        writeln!(out, "{}", serde_json::to_string(p)?)?;
+        writeln!(bytes, "{}", serde_json::to_string(p)?)?;
     }
-    out.flush()?;
-    Ok(())
+    zerosum_train::durable::write_file(path, &bytes)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 fn load<G: Game>(path: &PathBuf, initial: &G, stages: &[Stage]) -> Result<Vec<SolvedPosition>> {
