@@ -5,6 +5,7 @@ mod fuzz;
 mod human;
 mod progress;
 mod protocol;
+mod resign;
 mod web;
 
 use std::process::ExitCode;

@@ -173,6 +173,14 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
             "device 'tpu'",
         ),
         (
+            &["play", "--game", "tictactoe", "--resign-below", "0.5"],
+            "0.5 is not a value from -1 (lost) up to 0 (even)",
+        ),
+        (
+            &["gtp", "--game", "go:size=5", "--resign-below", "lots"],
+            "'lots' is not a number",
+        ),
+        (
             &[
                 "train",
                 "--game",
@@ -386,6 +394,26 @@ fn play_reprompts_on_bad_moves_and_finishes_the_game() {
     assert!(stdout.contains("legal moves: a b c d e f g"), "{stdout}");
     assert!(stdout.contains("agent plays"), "{stdout}");
     assert!(stdout.contains("game over"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--resign-below`: the shipped 5x5 model as White knows the game lost after Black's
+/// C3 (5x5 Go is a win for Black) and resigns on its third move at -0.9, a lost value each
+/// time; without the flag it plays on.
+#[test]
+fn play_resigns_a_lost_game_when_asked() {
+    let dir = scratch("resign");
+    let moves = "c3\nd3\nb2\nquit\n";
+    let args = ["play", "--game", "go:size=5", "--resign-below", "-0.9"];
+    let stdout = succeeded(&zerosum(&args, moves.as_bytes(), &dir));
+    assert_eq!(stdout.matches("agent plays").count(), 2, "{stdout}");
+    assert!(
+        stdout.contains("the agent resigns: its value has been -0.90 or less for 3 moves in a row\ngame over: you win"),
+        "{stdout}"
+    );
+    let stdout = succeeded(&zerosum(&args[..3], moves.as_bytes(), &dir));
+    assert_eq!(stdout.matches("agent plays").count(), 3, "{stdout}");
+    assert!(!stdout.contains("resigns"), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -108,6 +108,23 @@ pub struct AgentArgs {
     pub sims: Option<usize>,
 }
 
+/// Resignation in the front ends that play a whole game against someone (`gtp`, `play`).
+#[derive(clap::Args)]
+pub struct ResignArgs {
+    /// Resign once the agent's own value of the game has been at or below this for 3 of its
+    /// moves in a row: from -1 (only lost games the search has proven) up to 0; by default
+    /// the agent plays every game to its end
+    #[arg(long, value_name = "VALUE", allow_hyphen_values = true, value_parser = crate::resign::parse_threshold)]
+    pub resign_below: Option<f32>,
+}
+
+impl ResignArgs {
+    /// The rule the user asked for, if any.
+    pub fn resignation(&self) -> Option<crate::resign::Resignation> {
+        self.resign_below.map(crate::resign::Resignation::new)
+    }
+}
+
 /// The player a front end puts up, and the simulations it searches a move.
 pub struct Chosen {
     /// The player.

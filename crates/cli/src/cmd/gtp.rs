@@ -8,7 +8,9 @@ use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
 use zerosum_train::{build_agent, PlayerSpec, ResolvedConfig};
 
-use super::common::{default_player, resolve_with_checkpoint, AgentArgs, Chosen, GameArgs};
+use super::common::{
+    default_player, resolve_with_checkpoint, AgentArgs, Chosen, GameArgs, ResignArgs,
+};
 use crate::protocol::gtp::{registry_rebuild, run_loop, GtpEngine, Repick};
 
 #[derive(clap::Args)]
@@ -17,6 +19,8 @@ pub struct Args {
     pub game: GameArgs,
     #[command(flatten)]
     pub agent: AgentArgs,
+    #[command(flatten)]
+    pub resign: ResignArgs,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -53,6 +57,9 @@ fn serve<G: Game + FromAnyGame>(initial: &G, config: &ResolvedConfig, args: &Arg
         }));
     if chosen.is_default() || matches!(chosen.spec, PlayerSpec::Shipped { .. }) {
         engine = engine.with_repick(repick(initial, chosen, args.agent.sims, config)?);
+    }
+    if let Some(resignation) = args.resign.resignation() {
+        engine = engine.with_resignation(resignation);
     }
     run_loop(
         &mut engine,

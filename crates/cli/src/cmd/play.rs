@@ -7,7 +7,7 @@ use zerosum_games::{with_game, Game, Player};
 use zerosum_nn::parse_device;
 use zerosum_train::{build_agent, ResolvedConfig};
 
-use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
+use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs, ResignArgs};
 use crate::human::{read_move, HumanInput};
 
 #[derive(clap::Args)]
@@ -16,6 +16,8 @@ pub struct Args {
     pub game: GameArgs,
     #[command(flatten)]
     pub agent: AgentArgs,
+    #[command(flatten)]
+    pub resign: ResignArgs,
     /// Who moves first
     #[arg(long, value_enum, default_value = "human")]
     pub first: First,
@@ -57,6 +59,7 @@ fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()
         human
     );
     let mut history = vec![initial.clone()];
+    let mut resignation = args.resign.resignation();
     loop {
         let position = history
             .last()
@@ -92,6 +95,9 @@ fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()
                         Some(index) => {
                             history.truncate(index + 1);
                             agent.reset();
+                            if let Some(resignation) = &mut resignation {
+                                resignation.reset();
+                            }
                         }
                         None => println!("nothing to undo"),
                     }
@@ -103,6 +109,17 @@ fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()
             }
         } else {
             let choice = agent.choose(&position, &mut rng)?;
+            if let Some(resignation) = &mut resignation {
+                if resignation.resigns(choice.value) {
+                    println!(
+                        "the agent resigns: its value has been {:+.2} or less for {} moves in a row",
+                        resignation.below(),
+                        crate::resign::MOVES_IN_A_ROW
+                    );
+                    println!("game over: you win");
+                    return Ok(());
+                }
+            }
             let value = choice
                 .value
                 .map(|v| format!(", value {v:+.2} for itself"))

@@ -11,6 +11,7 @@ use zerosum_games::{Action, Game, Outcome, Player};
 use zerosum_train::Agent;
 
 use super::Input;
+use crate::resign::Resignation;
 
 /// Every command the engine answers, in the order `list_commands` prints them.
 pub const COMMANDS: &[&str] = &[
@@ -64,6 +65,7 @@ pub struct GtpEngine<G: Game> {
     komi: f32,
     rebuild: Option<Rebuild<G>>,
     repick: Option<Repick<G>>,
+    resignation: Option<Resignation>,
 }
 
 fn parse_colour(text: &str) -> Result<Player, String> {
@@ -105,6 +107,22 @@ impl<G: Game> GtpEngine<G> {
             komi: 0.0,
             rebuild: None,
             repick: None,
+            resignation: None,
+        }
+    }
+
+    /// Lets `genmove` answer `resign` by `resignation`'s rule.
+    pub fn with_resignation(mut self, resignation: Resignation) -> GtpEngine<G> {
+        self.resignation = Some(resignation);
+        self
+    }
+
+    /// A new game, or moves taken back: the agent forgets its tree and its run of low
+    /// values.
+    fn reset_agent(&mut self) {
+        self.agent.reset();
+        if let Some(resignation) = &mut self.resignation {
+            resignation.reset();
         }
     }
 
@@ -142,7 +160,7 @@ impl<G: Game> GtpEngine<G> {
         self.initial = initial;
         self.history = history;
         self.actions = actions.to_vec();
-        self.agent.reset();
+        self.reset_agent();
         Ok(())
     }
 
@@ -205,7 +223,7 @@ impl<G: Game> GtpEngine<G> {
             "clear_board" => {
                 self.history.truncate(1);
                 self.actions.clear();
-                self.agent.reset();
+                self.reset_agent();
                 Ok(String::new())
             }
             "komi" => {
@@ -245,6 +263,11 @@ impl<G: Game> GtpEngine<G> {
                     .agent
                     .choose(&position, &mut self.rng)
                     .map_err(|e| e.to_string())?;
+                if let Some(resignation) = &mut self.resignation {
+                    if resignation.resigns(choice.value) {
+                        return Ok("resign".to_string());
+                    }
+                }
                 self.push(choice.action);
                 Ok(position.format_action(choice.action))
             }
@@ -254,7 +277,7 @@ impl<G: Game> GtpEngine<G> {
                 }
                 self.history.pop();
                 self.actions.pop();
-                self.agent.reset();
+                self.reset_agent();
                 Ok(String::new())
             }
             "showboard" => Ok(format!("\n{}", self.position())),
@@ -377,11 +400,11 @@ mod tests {
             SearchConfig::default(),
             50,
         );
-        let mut engine = GtpEngine::new(
-            ConnectFour::new(),
-            Box::new(agent),
-            SmallRng::seed_from_u64(1),
-        );
+        session_with(Box::new(agent), script)
+    }
+
+    fn session_with(agent: Box<dyn Agent<ConnectFour>>, script: &str) -> String {
+        let mut engine = GtpEngine::new(ConnectFour::new(), agent, SmallRng::seed_from_u64(1));
         let mut out = Vec::new();
         run_loop(
             &mut engine,
@@ -593,6 +616,55 @@ mod tests {
         assert!(moves >= 7, "{out}");
         let last = replies.last().unwrap();
         assert!(["= B+", "= W+", "= 0"].contains(last), "{last}");
+    }
+
+    /// Answers every position with its first legal move, valued as lost.
+    struct Hopeless;
+
+    impl zerosum_train::Agent<ConnectFour> for Hopeless {
+        fn name(&self) -> String {
+            "hopeless".to_string()
+        }
+
+        fn choose(
+            &mut self,
+            position: &ConnectFour,
+            _rng: &mut SmallRng,
+        ) -> Result<zerosum_train::Choice, zerosum_train::TrainError> {
+            Ok(zerosum_train::Choice {
+                action: position.legal_action_vec()[0],
+                value: Some(-0.95),
+                search: None,
+            })
+        }
+    }
+
+    /// `genmove` answers `resign` on the third move in a row valued at or below the
+    /// threshold, and plays nothing then; taking moves back starts the count again.
+    #[test]
+    fn genmove_resigns_after_three_lost_values_in_a_row() {
+        let mut engine = GtpEngine::new(
+            ConnectFour::new(),
+            Box::new(Hopeless),
+            SmallRng::seed_from_u64(1),
+        )
+        .with_resignation(Resignation::new(-0.9));
+        let mut reply = |line: &str| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            engine.handle(words[0], &words[1..])
+        };
+        assert_eq!(reply("genmove b"), Ok("a".to_string()));
+        assert_eq!(reply("genmove w"), Ok("a".to_string()));
+        assert_eq!(reply("genmove b"), Ok("resign".to_string()));
+        assert_eq!(reply("gogui-rules_side_to_move"), Ok("black".to_string()));
+        assert_eq!(reply("undo"), Ok(String::new()));
+        assert_eq!(reply("genmove w"), Ok("a".to_string()));
+        assert_eq!(reply("genmove b"), Ok("a".to_string()));
+        assert_eq!(reply("clear_board"), Ok(String::new()));
+        assert_eq!(reply("genmove b"), Ok("a".to_string()));
+        // Without the rule the same agent plays on.
+        let out = session_with(Box::new(Hopeless), "genmove b\ngenmove w\ngenmove b\n");
+        assert_eq!(out, "= a\n\n= a\n\n= a\n\n");
     }
 
     #[test]
