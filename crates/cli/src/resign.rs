@@ -1,7 +1,7 @@
-//! Resignation in the front ends that play people and other programs (`gtp`, `play`): the
-//! agent gives up once its own value of the game has stayed at or below a threshold for
-//! several of its moves in a row, as KataGo and Leela Zero do, instead of playing a lost
-//! game out. Without it a Go model that is behind never passes (a pass would end the game
+//! Resignation in the front ends that play people and other programs (`gtp`, `play`,
+//! `serve`): the agent gives up once its own value of the game has stayed at or below a
+//! threshold for several of its moves in a row, as KataGo and Leela Zero do, instead of
+//! playing a lost game out. Without it a Go model that is behind never passes (a pass would end the game
 //! lost) and fills its own eyes until everything is captured.
 //!
 //! Self-play and the arena never resign: their records are scored by the rules.

@@ -19,6 +19,11 @@ struct Server {
 
 impl Server {
     fn start(game: &str, sims: usize) -> Server {
+        Server::start_with(game, sims, &[])
+    }
+
+    /// A server with more flags.
+    fn start_with(game: &str, sims: usize, flags: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_zerosum"))
             .args([
                 "serve",
@@ -30,6 +35,7 @@ impl Server {
                 "1",
             ])
             .args(["--sims", &sims.to_string(), "--max-sims", "1000"])
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -283,6 +289,44 @@ fn undo_and_hint() {
         Value::Null,
         "the hint was about a later position"
     );
+}
+
+/// `--resign-below`: the shipped 5x5 model as White knows the game lost after Black's C3
+/// (5x5 Go is a win for Black) and resigns its third move at -0.9; the game is then over,
+/// won by the person, until an undo takes the last move back.
+#[test]
+fn the_agent_resigns_a_lost_game_when_asked() {
+    let server = Server::start_with("go:size=5", 400, &["--resign-below", "-0.9"]);
+    let id = id_of(&server.new_game("first"));
+    let mut state = Value::Null;
+    for human in ["c3", "d3", "b2"] {
+        let path = format!("/api/games/{id}/move");
+        server.ok("POST", &path, Some(json!({ "move": human })));
+        state = server.ok("POST", &format!("/api/games/{id}/agent"), None);
+    }
+    assert_eq!(state["status"], "over", "{state}");
+    assert_eq!(state["ply"], 5, "the resignation plays nothing");
+    assert_eq!(state["to_move"], Value::Null);
+    assert_eq!(state["result"]["resigned"], true);
+    assert_eq!(state["result"]["for_human"], "win");
+    assert_eq!(state["result"]["winner"], 0);
+    assert!(
+        state["analysis"]["value"].as_f64().unwrap() <= -0.9,
+        "{state}"
+    );
+    assert_eq!(state["analysis"]["played"], Value::Null);
+    let over = server.fails(
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(r#"{"move": "a1"}"#),
+        409,
+    );
+    assert!(over.contains("the game is over"), "{over}");
+    server.fails("POST", &format!("/api/games/{id}/agent"), None, 409);
+    let undone = server.ok("POST", &format!("/api/games/{id}/undo"), None);
+    assert_eq!(undone["status"], "human_to_move");
+    assert_eq!(undone["ply"], 4);
+    assert_eq!(undone["result"], Value::Null);
 }
 
 #[test]

@@ -108,7 +108,8 @@ pub struct AgentArgs {
     pub sims: Option<usize>,
 }
 
-/// Resignation in the front ends that play a whole game against someone (`gtp`, `play`).
+/// Resignation in the front ends that play a whole game against someone (`gtp`, `play`,
+/// `serve`).
 #[derive(clap::Args)]
 pub struct ResignArgs {
     /// Resign once the agent's own value of the game has been at or below this for 3 of its

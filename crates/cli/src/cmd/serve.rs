@@ -9,7 +9,7 @@ use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
 use zerosum_train::ResolvedConfig;
 
-use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs};
+use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs, ResignArgs};
 use crate::web::api::{Engine, Info};
 use crate::web::http::{Hosts, Limits};
 use crate::web::pool::{AgentFactory, SearchPool};
@@ -20,6 +20,8 @@ pub struct Args {
     pub game: GameArgs,
     #[command(flatten)]
     pub agent: AgentArgs,
+    #[command(flatten)]
+    pub resign: ResignArgs,
     /// The port (0 picks a free one)
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
@@ -98,6 +100,7 @@ fn serve<G: Game>(
         agent: agent.clone(),
         default_sims: sims,
         max_sims: args.max_sims,
+        resign_below: args.resign.resign_below,
     };
     let engine = Engine::new(initial.clone(), info, pool, args.max_games)
         .forget_after(Duration::from_secs(args.idle_minutes.saturating_mul(60)));

@@ -401,6 +401,7 @@ fn web_engine(sims: usize) -> Engine<zerosum_games::connect_four::ConnectFour> {
         agent: "rollout MCTS".into(),
         default_sims: sims,
         max_sims: 64,
+        resign_below: None,
     };
     Engine::new(initial, info, pool, 8)
 }

@@ -27,6 +27,7 @@ use super::board::{describe_board, describe_move, describe_moves, BoardView, Mov
 use super::http::{Request, Response};
 use super::pool::SearchPool;
 use super::session::{lock, Analysis, Session, SessionTable};
+use crate::resign::Resignation;
 
 /// An answer other than success: a status and a one-line message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +89,8 @@ pub struct Info {
     pub default_sims: usize,
     /// The largest count a game may ask for.
     pub max_sims: usize,
+    /// The agent resigns at values at or below this (`--resign-below`); never without.
+    pub resign_below: Option<f32>,
 }
 
 /// The engine: the initial position, every session, and the agents' pool.
@@ -222,9 +225,10 @@ impl<G: Game> Engine<G> {
         let sims = self
             .check_sims(body.sims)?
             .unwrap_or(self.info.default_sims);
-        let id = self
-            .sessions
-            .insert(Session::new(self.initial.clone(), human, sims))?;
+        let id = self.sessions.insert(
+            Session::new(self.initial.clone(), human, sims)
+                .with_resignation(self.info.resign_below.map(Resignation::new)),
+        )?;
         let session = self.sessions.get(&id)?;
         let session = lock(&session);
         Ok(Response::json(201, &self.state(&id, &session)))
@@ -252,7 +256,7 @@ impl<G: Game> Engine<G> {
             let mut session = lock(&handle);
             session.last_used = std::time::Instant::now();
             session.check_idle()?;
-            if session.current().is_terminal() {
+            if session.is_over() {
                 return Err(ApiError::conflict("the game is over"));
             }
             if play && session.human_to_move() {
@@ -287,7 +291,9 @@ impl<G: Game> Engine<G> {
             played: None,
         };
         if play {
-            session.play_agent(choice.action, analysis);
+            if !session.agent_resigns(choice.value, analysis.clone()) {
+                session.play_agent(choice.action, analysis);
+            }
         } else {
             session.analysis = Some(analysis);
         }
@@ -298,7 +304,11 @@ impl<G: Game> Engine<G> {
     fn state(&self, id: &str, session: &Session<G>) -> State {
         let position = session.current();
         let human = session.human;
-        let outcome = position.outcome();
+        // A resignation ends the game as a win for the person.
+        let outcome = match session.resigned {
+            true => Some(Outcome::Win(human)),
+            false => position.outcome(),
+        };
         let status = match outcome {
             Some(_) => "over",
             None if position.to_move() == human => "human_to_move",
@@ -315,6 +325,7 @@ impl<G: Game> Engine<G> {
                 score: outcome.score_string(),
                 for_human,
                 text,
+                resigned: session.resigned,
             }
         });
         let moves = session
@@ -413,6 +424,8 @@ struct ResultView {
     for_human: &'static str,
     /// `you win`, `the agent wins` or `a draw`.
     text: &'static str,
+    /// Whether the agent resigned.
+    resigned: bool,
 }
 
 #[derive(Serialize)]

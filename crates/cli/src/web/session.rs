@@ -17,6 +17,7 @@ use rand::{Rng, SeedableRng};
 use zerosum_games::{Action, Game, Player};
 
 use super::api::ApiError;
+use crate::resign::Resignation;
 
 /// What one search said about a position, kept to show its heat map and value.
 #[derive(Clone, Debug)]
@@ -48,6 +49,10 @@ pub struct Session<G: Game> {
     pub analysis: Option<Analysis>,
     /// While the agent searches, nothing else may change the game.
     pub thinking: bool,
+    /// When the agent gives up a lost game, if ever (`serve --resign-below`).
+    resignation: Option<Resignation>,
+    /// Whether the agent has resigned: the game is over, the person has won.
+    pub resigned: bool,
     /// When a request last touched this game.
     pub last_used: Instant,
 }
@@ -62,8 +67,21 @@ impl<G: Game> Session<G> {
             sims,
             analysis: None,
             thinking: false,
+            resignation: None,
+            resigned: false,
             last_used: Instant::now(),
         }
+    }
+
+    /// The game with the agent resigning by `resignation`'s rule.
+    pub fn with_resignation(mut self, resignation: Option<Resignation>) -> Session<G> {
+        self.resignation = resignation;
+        self
+    }
+
+    /// Whether the game is over: finished by the rules, or resigned.
+    pub fn is_over(&self) -> bool {
+        self.resigned || self.current().is_terminal()
     }
 
     /// The position now.
@@ -90,7 +108,7 @@ impl<G: Game> Session<G> {
 
     /// Whether the person is to move in a game that goes on.
     pub fn human_to_move(&self) -> bool {
-        !self.current().is_terminal() && self.current().to_move() == self.human
+        !self.is_over() && self.current().to_move() == self.human
     }
 
     /// Fails while the agent is thinking: the game must not change under its search.
@@ -106,10 +124,10 @@ impl<G: Game> Session<G> {
     /// Plays the person's move, given in notation.
     pub fn play_human(&mut self, notation: &str) -> Result<Action, ApiError> {
         self.check_idle()?;
-        let position = self.current();
-        if position.is_terminal() {
+        if self.is_over() {
             return Err(ApiError::conflict("the game is over"));
         }
+        let position = self.current();
         if position.to_move() != self.human {
             return Err(ApiError::conflict("it is the agent's turn, not yours"));
         }
@@ -132,6 +150,20 @@ impl<G: Game> Session<G> {
         analysis.played = Some(action);
         self.push(action);
         self.analysis = Some(analysis);
+    }
+
+    /// Hears the value the agent found for its move; returns whether it resigns instead
+    /// of playing it (the game is then over), keeping the search.
+    pub fn agent_resigns(&mut self, value: Option<f32>, analysis: Analysis) -> bool {
+        let resigns = self
+            .resignation
+            .as_mut()
+            .is_some_and(|resignation| resignation.resigns(value));
+        if resigns {
+            self.resigned = true;
+            self.analysis = Some(analysis);
+        }
+        resigns
     }
 
     fn push(&mut self, action: Action) {
@@ -159,6 +191,11 @@ impl<G: Game> Session<G> {
             .ok_or_else(|| ApiError::conflict("nothing to undo"))?;
         self.history.truncate(target + 1);
         self.actions.truncate(target);
+        // Taken back, the game goes on, and the agent weighs it afresh.
+        self.resigned = false;
+        if let Some(resignation) = &mut self.resignation {
+            resignation.reset();
+        }
         if self.analysis.as_ref().is_some_and(|a| a.ply >= self.ply()) {
             self.analysis = None;
         }

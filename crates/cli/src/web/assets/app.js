@@ -314,7 +314,9 @@ function renderStatus() {
   if (state.status === 'over') {
     const r = state.result;
     status.dataset.result = r.for_human;
-    const text = { win: 'You win!', loss: 'The agent wins.', draw: 'A draw.' }[r.for_human];
+    const text = r.resigned
+      ? 'The agent resigns. You win!'
+      : { win: 'You win!', loss: 'The agent wins.', draw: 'A draw.' }[r.for_human];
     status.textContent = `Game over: ${text} (${r.score})`;
   } else if (state.thinking || state.status === 'agent_to_move') {
     status.textContent = `The agent is thinking… (${you})`;
