@@ -1,14 +1,15 @@
 //! Resignation in the front ends that play people and other programs (`gtp`, `play`,
 //! `serve`): the agent gives up once its own value of the game has stayed at or below a
 //! threshold for several of its moves in a row, as KataGo and Leela Zero do, instead of
-//! playing a lost game out. Without it a Go model that is behind never passes (a pass would end the game
-//! lost) and fills its own eyes until everything is captured.
+//! playing a lost game out. Without it a Go model that is behind never passes after its
+//! opponent's pass (that would end the game lost) and fills its own eyes until everything
+//! is captured.
 //!
 //! Self-play and the arena never resign: their records are scored by the rules.
 
 /// The agent's moves in a row that must all be valued at or below the threshold: one bad
 /// reading of a fight is not a lost game.
-pub const MOVES_IN_A_ROW: usize = 3;
+const MOVES_IN_A_ROW: usize = 3;
 
 /// Watches the values behind the agent's moves.
 #[derive(Clone, Debug, PartialEq)]

@@ -408,7 +408,9 @@ fn play_resigns_a_lost_game_when_asked() {
     let stdout = succeeded(&zerosum(&args, moves.as_bytes(), &dir));
     assert_eq!(stdout.matches("agent plays").count(), 2, "{stdout}");
     assert!(
-        stdout.contains("the agent resigns: its value has been -0.90 or less for 3 moves in a row\ngame over: you win"),
+        stdout.contains(
+            "its third move in a row at -0.90 or less\ngame over: 1-0 (the agent resigns; you win)"
+        ),
         "{stdout}"
     );
     let stdout = succeeded(&zerosum(&args[..3], moves.as_bytes(), &dir));

@@ -315,6 +315,7 @@ fn the_agent_resigns_a_lost_game_when_asked() {
         "{state}"
     );
     assert_eq!(state["analysis"]["played"], Value::Null);
+    assert_eq!(state["legal"], json!([]), "nothing is legal once over");
     let over = server.fails(
         "POST",
         &format!("/api/games/{id}/move"),
@@ -327,6 +328,7 @@ fn the_agent_resigns_a_lost_game_when_asked() {
     assert_eq!(undone["status"], "human_to_move");
     assert_eq!(undone["ply"], 4);
     assert_eq!(undone["result"], Value::Null);
+    assert!(!undone["legal"].as_array().unwrap().is_empty());
 }
 
 #[test]

@@ -112,11 +112,12 @@ fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()
             if let Some(resignation) = &mut resignation {
                 if resignation.resigns(choice.value) {
                     println!(
-                        "the agent resigns: its value has been {:+.2} or less for {} moves in a row",
+                        "the agent resigns: value {:+.2} for itself, its third move in a row at {:+.2} or less",
+                        choice.value.unwrap_or_default(),
                         resignation.below(),
-                        crate::resign::MOVES_IN_A_ROW
                     );
-                    println!("game over: you win");
+                    let won = zerosum_games::Outcome::Win(human).score_string();
+                    println!("game over: {won} (the agent resigns; you win)");
                     return Ok(());
                 }
             }

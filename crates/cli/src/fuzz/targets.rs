@@ -384,7 +384,8 @@ impl Harness for GtpTarget {
     }
 }
 
-/// A web engine for connect four with rollout agents on one search thread.
+/// A web engine for connect four with rollout agents on one search thread, resigning lost
+/// games.
 fn web_engine(sims: usize) -> Engine<zerosum_games::connect_four::ConnectFour> {
     let initial = zerosum_games::connect_four::ConnectFour::new();
     let factory = AgentFactory {
@@ -401,7 +402,8 @@ fn web_engine(sims: usize) -> Engine<zerosum_games::connect_four::ConnectFour> {
         agent: "rollout MCTS".into(),
         default_sims: sims,
         max_sims: 64,
-        resign_below: None,
+        // Rollout values reach it in lost games, so some sessions end resigned.
+        resign_below: Some(-0.5),
     };
     Engine::new(initial, info, pool, 8)
 }

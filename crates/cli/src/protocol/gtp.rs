@@ -66,6 +66,8 @@ pub struct GtpEngine<G: Game> {
     rebuild: Option<Rebuild<G>>,
     repick: Option<Repick<G>>,
     resignation: Option<Resignation>,
+    /// The colour of the last `genmove`: the resignation counts one colour's moves.
+    genmove_colour: Option<Player>,
 }
 
 fn parse_colour(text: &str) -> Result<Player, String> {
@@ -108,6 +110,7 @@ impl<G: Game> GtpEngine<G> {
             rebuild: None,
             repick: None,
             resignation: None,
+            genmove_colour: None,
         }
     }
 
@@ -264,6 +267,9 @@ impl<G: Game> GtpEngine<G> {
                     .choose(&position, &mut self.rng)
                     .map_err(|e| e.to_string())?;
                 if let Some(resignation) = &mut self.resignation {
+                    if self.genmove_colour.replace(colour) != Some(colour) {
+                        resignation.reset();
+                    }
                     if resignation.resigns(choice.value) {
                         return Ok("resign".to_string());
                     }
@@ -639,8 +645,9 @@ mod tests {
         }
     }
 
-    /// `genmove` answers `resign` on the third move in a row valued at or below the
-    /// threshold, and plays nothing then; taking moves back starts the count again.
+    /// `genmove` answers `resign` on the third move of one colour in a row valued at or
+    /// below the threshold, and plays nothing then; a `genmove` for the other colour, or
+    /// moves taken back, start the count again.
     #[test]
     fn genmove_resigns_after_three_lost_values_in_a_row() {
         let mut engine = GtpEngine::new(
@@ -649,19 +656,22 @@ mod tests {
             SmallRng::seed_from_u64(1),
         )
         .with_resignation(Resignation::new(-0.9));
-        let mut reply = |line: &str| {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            engine.handle(words[0], &words[1..])
+        let mut replies = |script: &str| -> Vec<String> {
+            let lines = script.lines().map(|line| {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                engine.handle(words[0], &words[1..]).unwrap()
+            });
+            lines.filter(|reply| !reply.is_empty()).collect()
         };
-        assert_eq!(reply("genmove b"), Ok("a".to_string()));
-        assert_eq!(reply("genmove w"), Ok("a".to_string()));
-        assert_eq!(reply("genmove b"), Ok("resign".to_string()));
-        assert_eq!(reply("gogui-rules_side_to_move"), Ok("black".to_string()));
-        assert_eq!(reply("undo"), Ok(String::new()));
-        assert_eq!(reply("genmove w"), Ok("a".to_string()));
-        assert_eq!(reply("genmove b"), Ok("a".to_string()));
-        assert_eq!(reply("clear_board"), Ok(String::new()));
-        assert_eq!(reply("genmove b"), Ok("a".to_string()));
+        let resigned = "genmove b\nplay w b\ngenmove b\nplay w b\ngenmove b\n";
+        assert_eq!(replies(resigned), ["a", "a", "resign"]);
+        assert_eq!(replies("gogui-rules_side_to_move"), ["black"]);
+        // A hint asked for White breaks Black's run.
+        let hinted = "undo\nundo\nundo\ngenmove w\ngenmove b\nplay w b\ngenmove b";
+        assert_eq!(replies(hinted), ["a", "a", "a"]);
+        assert_eq!(replies("play w c\ngenmove b"), ["resign"]);
+        let again = "undo\ngenmove w\ngenmove b\nclear_board\ngenmove b\nplay w b\ngenmove b";
+        assert_eq!(replies(again), ["a", "a", "a", "a"]);
         // Without the rule the same agent plays on.
         let out = session_with(Box::new(Hopeless), "genmove b\ngenmove w\ngenmove b\n");
         assert_eq!(out, "= a\n\n= a\n\n= a\n\n");

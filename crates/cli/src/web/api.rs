@@ -3,11 +3,11 @@
 //! | request | body | answer |
 //! |---|---|---|
 //! | `GET /`, `/app.js`, `/style.css`, `/favicon.svg` | | the page, built into the binary |
-//! | `GET /api/info` | | the game, the agent, the default and largest simulation counts |
+//! | `GET /api/info` | | the game, the agent, the default and largest simulation counts, the resignation threshold |
 //! | `POST /api/games` | `{"human": "first"\|"second", "sims": N}` (both optional) | 201, a new game's state |
 //! | `GET /api/games/ID` | | the game's state |
 //! | `POST /api/games/ID/move` | `{"move": "d"}` (design.md notation) | the state after the person's move |
-//! | `POST /api/games/ID/agent` | `{"sims": N}` (optional) | the state after the agent's move, with its search |
+//! | `POST /api/games/ID/agent` | `{"sims": N}` (optional) | the state after the agent's move or its resignation (`--resign-below`), with its search |
 //! | `POST /api/games/ID/analyse` | `{"sims": N}` (optional) | the state with a search of the current position (a hint) |
 //! | `POST /api/games/ID/undo` | | the state back at the person's previous turn |
 //! | `DELETE /api/games/ID` | | `{"deleted": ID}` |
@@ -371,7 +371,10 @@ impl<G: Game> Engine<G> {
             moves,
             last: last.unwrap_or_default(),
             board: describe_board(position),
-            legal: describe_moves(position),
+            legal: match outcome {
+                Some(_) => Vec::new(),
+                None => describe_moves(position),
+            },
             can_undo: session.undo_target().is_some(),
             result,
             analysis,

@@ -339,7 +339,8 @@ function renderPanel() {
     const forAgent = -a.value_for_human;
     const sign = (x) => (x >= 0 ? '+' : '') + x.toFixed(2);
     const what = a.played ? `Its search for move ${a.ply + 1} (played ${a.played})`
-                          : `Its search of your position (move ${a.ply + 1})`;
+      : a.mover !== state.human ? `Its search for move ${a.ply + 1}, after which it resigned`
+      : `Its search of your position (move ${a.ply + 1})`;
     text.textContent = `${what}, ${a.sims} simulations: value ${sign(forAgent)} for the agent, ` +
       `your expected score ${percent((a.value_for_human + 1) / 2)}.`;
     bar.style.width = percent((a.value_for_human + 1) / 2);
