@@ -290,10 +290,9 @@ impl<G: Game> Engine<G> {
                 .unwrap_or_default(),
             played: None,
         };
-        if play {
-            if !session.agent_resigns(choice.value, analysis.clone()) {
-                session.play_agent(choice.action, analysis);
-            }
+        // A hint, or the search the agent resigned on, is kept without a move.
+        if play && !session.agent_resigns(choice.value) {
+            session.play_agent(choice.action, analysis);
         } else {
             session.analysis = Some(analysis);
         }

@@ -153,17 +153,13 @@ impl<G: Game> Session<G> {
     }
 
     /// Hears the value the agent found for its move; returns whether it resigns instead
-    /// of playing it (the game is then over), keeping the search.
-    pub fn agent_resigns(&mut self, value: Option<f32>, analysis: Analysis) -> bool {
-        let resigns = self
+    /// of playing it (the game is then over).
+    pub fn agent_resigns(&mut self, value: Option<f32>) -> bool {
+        self.resigned = self
             .resignation
             .as_mut()
             .is_some_and(|resignation| resignation.resigns(value));
-        if resigns {
-            self.resigned = true;
-            self.analysis = Some(analysis);
-        }
-        resigns
+        self.resigned
     }
 
     fn push(&mut self, action: Action) {
