@@ -55,6 +55,14 @@ pub enum NnError {
     /// A model configuration that cannot be built.
     #[error("bad model config: {0}")]
     BadConfig(String),
+    /// A CUDA device was asked for and libtorch's CUDA half would not load.
+    #[error("device '{device}' is not available: {reason}")]
+    CudaNotLoaded {
+        /// The device as given.
+        device: String,
+        /// The loader's complaint.
+        reason: String,
+    },
     /// A device that is not there (cuda without a GPU).
     #[error("device '{0}' is not available (use cpu, cuda, cuda:N or auto)")]
     BadDevice(String),

@@ -18,6 +18,7 @@
 #![warn(missing_docs)]
 
 mod config;
+mod cuda;
 mod error;
 mod evaluator;
 mod families;
@@ -46,6 +47,7 @@ pub fn init_torch(seed: u64, threads: usize) {
 
 /// Whether a CUDA device is available.
 pub fn cuda_available() -> bool {
+    cuda::load_backend();
     tch::Cuda::is_available()
 }
 

@@ -56,19 +56,26 @@ pub struct Ancestor {
 
 /// Picks a device from `auto`, `cpu`, `cuda` or `cuda:N`.
 pub fn parse_device(text: &str) -> Result<Device, NnError> {
-    match text {
-        "auto" => Ok(Device::cuda_if_available()),
-        "cpu" => Ok(Device::Cpu),
-        "cuda" if tch::Cuda::is_available() => Ok(Device::Cuda(0)),
-        _ => match text
+    if text == "cpu" {
+        return Ok(Device::Cpu);
+    }
+    let not_loaded = crate::cuda::load_backend();
+    let index = match text {
+        "auto" => return Ok(Device::cuda_if_available()),
+        "cuda" => Some(0),
+        _ => text
             .strip_prefix("cuda:")
-            .and_then(|n| n.parse::<usize>().ok())
-        {
-            Some(n) if tch::Cuda::is_available() && (n as i64) < tch::Cuda::device_count() => {
-                Ok(Device::Cuda(n))
-            }
-            _ => Err(NnError::BadDevice(text.to_string())),
-        },
+            .and_then(|n| n.parse::<usize>().ok()),
+    };
+    match (index, not_loaded) {
+        (Some(n), _) if tch::Cuda::is_available() && (n as i64) < tch::Cuda::device_count() => {
+            Ok(Device::Cuda(n))
+        }
+        (Some(_), Some(reason)) => Err(NnError::CudaNotLoaded {
+            device: text.to_string(),
+            reason: reason.to_string(),
+        }),
+        _ => Err(NnError::BadDevice(text.to_string())),
     }
 }
 
