@@ -1,13 +1,15 @@
-//! Loading libtorch's CUDA half before a device is chosen.
+//! Loading libtorch's CUDA half before libtorch is first asked about CUDA.
 //!
 //! A PyTorch wheel splits libtorch in two: `libtorch_cpu.so` and `libtorch_cuda.so`. Nothing
 //! here calls into the second by name, so the linker's `--as-needed` drops it from every
 //! binary, and libtorch then reports no GPU on a machine that has one (tch asks each program
-//! to link with `--no-as-needed -ltorch` instead). Loading it here, the first time a device is
-//! resolved, gives CUDA to every binary of the workspace and leaves a run on the CPU
-//! (`device = "cpu"`) and the commands that need no network without its half-second start
-//! and its few hundred megabytes of mapped libraries.
+//! to link with `--no-as-needed -ltorch` instead). libtorch also settles whether it has CUDA
+//! once, the first time anything asks (seeding its generators does), and never looks again:
+//! so [`crate::init_torch`] and [`crate::parse_device`], the first calls of every command
+//! that uses a network, load it here first. Commands that need no network never pay its
+//! half-second start and few hundred megabytes of mapped libraries.
 
+#[cfg(target_os = "linux")]
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -68,9 +70,21 @@ fn libtorch_dir() -> Option<PathBuf> {
 pub(crate) fn loaded_library(file: &str) -> Option<PathBuf> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
     maps.lines()
-        .filter_map(|line| line.split_whitespace().nth(5))
-        .map(PathBuf::from)
+        .filter_map(mapped_path)
         .find(|path| path.file_name().is_some_and(|name| name == file))
+}
+
+/// The file of one line of /proc/self/maps: everything after its five fixed fields (a path
+/// may hold spaces), less the " (deleted)" of a file replaced since it was mapped.
+#[cfg(target_os = "linux")]
+fn mapped_path(line: &str) -> Option<PathBuf> {
+    let mut rest = line;
+    for _ in 0..5 {
+        rest = rest.trim_start().split_once(char::is_whitespace)?.1;
+    }
+    let path = rest.trim();
+    let path = path.strip_suffix(" (deleted)").unwrap_or(path);
+    path.starts_with('/').then(|| PathBuf::from(path))
 }
 
 #[cfg(all(test, target_os = "linux"))]
@@ -78,21 +92,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_cuda_half_is_loaded_where_libtorch_has_one() {
+    fn the_cuda_half_is_loaded_from_libtorch_s_own_folder_before_libtorch_is_seeded() {
         let dir = libtorch_dir().expect("libtorch_cpu.so is mapped in a test that links tch");
-        let has_cuda = dir.join("libtorch_cuda.so").exists();
+        let cuda = dir.join("libtorch_cuda.so");
+        // Seeding is the first thing every command asks of libtorch, and it settles for good
+        // whether libtorch has CUDA: the half must be there by then.
+        crate::init_torch(1, 0);
         assert_eq!(
-            load_backend(),
-            None,
-            "a libtorch_cuda.so beside libtorch_cpu.so loads"
-        );
-        assert_eq!(
-            loaded_library("libtorch_cuda.so").is_some(),
-            has_cuda,
-            "libtorch_cuda.so is mapped exactly when {} has it",
+            loaded_library("libtorch_cuda.so"),
+            cuda.exists().then(|| cuda.clone()),
+            "init_torch mapped libtorch_cuda.so, from {}, exactly when that folder has it",
             dir.display()
         );
-        // Resolving a device afterwards answers from the loaded backend, GPU or none.
-        assert!(crate::parse_device("auto").is_ok());
+        assert_eq!(load_backend(), None, "{} loaded", cuda.display());
+    }
+
+    #[test]
+    fn mapped_paths_keep_their_spaces_and_lose_deleted() {
+        let line = "7f00-7f10 r-xp 00000000 fd:01 123   /opt/my torch/lib/libtorch_cpu.so";
+        assert_eq!(
+            mapped_path(line),
+            Some(PathBuf::from("/opt/my torch/lib/libtorch_cpu.so"))
+        );
+        let gone = "7f00-7f10 r--p 00000000 fd:01 9 /tmp/libx.so (deleted)";
+        assert_eq!(mapped_path(gone), Some(PathBuf::from("/tmp/libx.so")));
+        assert_eq!(mapped_path("7f00-7f10 rw-p 00000000 00:00 0 "), None);
+        assert_eq!(mapped_path("7f00-7f10 rw-p 00000000 00:00 0 [heap]"), None);
     }
 }

@@ -37,8 +37,10 @@ pub use model::{
 /// Where tensors live (re-exported so other crates need not name tch).
 pub use tch::Device;
 
-/// Seeds libtorch's generator (weight initialisation) and sets its thread count.
+/// Seeds libtorch's generator (weight initialisation) and sets its thread count. Seeding
+/// settles whether libtorch has CUDA, so libtorch's CUDA half is loaded first.
 pub fn init_torch(seed: u64, threads: usize) {
+    cuda::load_backend();
     tch::manual_seed(seed as i64);
     if threads > 0 {
         tch::set_num_threads(threads as i32);

@@ -56,26 +56,27 @@ pub struct Ancestor {
 
 /// Picks a device from `auto`, `cpu`, `cuda` or `cuda:N`.
 pub fn parse_device(text: &str) -> Result<Device, NnError> {
-    if text == "cpu" {
-        return Ok(Device::Cpu);
-    }
-    let not_loaded = crate::cuda::load_backend();
     let index = match text {
-        "auto" => return Ok(Device::cuda_if_available()),
-        "cuda" => Some(0),
+        "cpu" => return Ok(Device::Cpu),
+        "auto" => {
+            crate::cuda::load_backend();
+            return Ok(Device::cuda_if_available());
+        }
+        "cuda" => 0,
         _ => text
             .strip_prefix("cuda:")
-            .and_then(|n| n.parse::<usize>().ok()),
+            .and_then(|n| n.parse::<usize>().ok())
+            .ok_or_else(|| NnError::BadDevice(text.to_string()))?,
     };
-    match (index, not_loaded) {
-        (Some(n), _) if tch::Cuda::is_available() && (n as i64) < tch::Cuda::device_count() => {
-            Ok(Device::Cuda(n))
-        }
-        (Some(_), Some(reason)) => Err(NnError::CudaNotLoaded {
+    let not_loaded = crate::cuda::load_backend();
+    let present = i64::try_from(index).is_ok_and(|n| n < tch::Cuda::device_count());
+    match not_loaded {
+        _ if tch::Cuda::is_available() && present => Ok(Device::Cuda(index)),
+        Some(reason) => Err(NnError::CudaNotLoaded {
             device: text.to_string(),
             reason: reason.to_string(),
         }),
-        _ => Err(NnError::BadDevice(text.to_string())),
+        None => Err(NnError::BadDevice(text.to_string())),
     }
 }
 
@@ -444,5 +445,26 @@ pub fn checkpoint_base(path: &Path) -> Result<PathBuf, NnError> {
         Err(NnError::MissingCheckpoint {
             path: path.to_path_buf(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_are_cpu_auto_cuda_or_cuda_n_and_nothing_else() {
+        assert_eq!(parse_device("cpu").unwrap(), Device::Cpu);
+        assert!(parse_device("auto").is_ok());
+        for bad in ["", "gpu", "CPU", "cuda:", "cuda:x", "cuda:-1"] {
+            assert!(
+                matches!(parse_device(bad), Err(NnError::BadDevice(ref d)) if d == bad),
+                "{bad:?} is refused as a device"
+            );
+        }
+        // An index past i64 once wrapped to -1, below any device count.
+        assert!(parse_device(&format!("cuda:{}", usize::MAX)).is_err());
+        let beyond = format!("cuda:{}", tch::Cuda::device_count());
+        assert!(parse_device(&beyond).is_err(), "{beyond} is not there");
     }
 }
