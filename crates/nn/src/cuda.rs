@@ -67,7 +67,7 @@ fn libtorch_dir() -> Option<PathBuf> {
 
 /// The path of the loaded library whose file is named `file`, if any.
 #[cfg(target_os = "linux")]
-pub(crate) fn loaded_library(file: &str) -> Option<PathBuf> {
+fn loaded_library(file: &str) -> Option<PathBuf> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
     maps.lines()
         .filter_map(mapped_path)

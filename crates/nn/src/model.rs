@@ -70,14 +70,16 @@ pub fn parse_device(text: &str) -> Result<Device, NnError> {
     };
     let not_loaded = crate::cuda::load_backend();
     let present = i64::try_from(index).is_ok_and(|n| n < tch::Cuda::device_count());
-    match not_loaded {
-        _ if tch::Cuda::is_available() && present => Ok(Device::Cuda(index)),
-        Some(reason) => Err(NnError::CudaNotLoaded {
+    if tch::Cuda::is_available() && present {
+        return Ok(Device::Cuda(index));
+    }
+    Err(match not_loaded {
+        Some(reason) => NnError::CudaNotLoaded {
             device: text.to_string(),
             reason: reason.to_string(),
-        }),
-        None => Err(NnError::BadDevice(text.to_string())),
-    }
+        },
+        None => NnError::BadDevice(text.to_string()),
+    })
 }
 
 /// A policy/value network for one game.
