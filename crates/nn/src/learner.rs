@@ -1,7 +1,7 @@
 //! One training step: policy cross-entropy against the search's targets, value MSE, L2.
 
 use serde::{Deserialize, Serialize};
-use tch::{Kind, Tensor};
+use tch::{Device, Kind, Tensor};
 
 use crate::config::{LearnerConfig, PolicyLoss};
 use crate::error::NnError;
@@ -94,31 +94,27 @@ impl Learner {
         self.step
     }
 
-    /// One gradient step on `batch`.
+    /// One gradient step on `batch`, its losses read back at once.
     pub fn train_step(&mut self, batch: &Batch) -> Losses {
-        let device = self.model.device();
-        let b = batch.size as i64;
-        let obs = Tensor::from_slice(&batch.obs)
-            .view([b, -1])
-            .to_device(device);
-        let target_policy = Tensor::from_slice(&batch.policy)
-            .view([b, -1])
-            .to_device(device);
-        let target_value = Tensor::from_slice(&batch.value).to_device(device);
-        let mask = Tensor::from_slice(&batch.mask)
-            .view([b, -1])
-            .to_device(device);
+        let on_device = DeviceBatch::upload(batch, self.model.device());
+        self.step_on(&on_device).read()
+    }
 
+    /// One gradient step on a batch already on the device, its losses left there: nothing
+    /// waits for the device, so the next step's work queues up behind this one's.
+    pub fn step_on(&mut self, batch: &DeviceBatch) -> PendingLosses {
+        let device = self.model.device();
         let lr = self.config.learning_rate_at(self.step);
-        let outputs = self.model.forward_t(&obs, true);
+        let outputs = self.model.forward_t(&batch.obs, true);
         let (logits, value) = (outputs.policy, outputs.value);
         // Illegal actions get a logit of -1e9 so neither the loss nor the entropy sees them.
-        let masked = logits + (&mask - 1.0) * 1e9;
+        let masked = logits + (&batch.mask - 1.0) * 1e9;
         let log_probs = masked.log_softmax(-1, Kind::Float);
-        let target_entropy = -(&target_policy * (&target_policy + 1e-12).log())
+        let target_policy = &batch.policy;
+        let target_entropy = -(target_policy * (target_policy + 1e-12).log())
             .sum_dim_intlist(-1, false, Kind::Float)
             .mean(Kind::Float);
-        let cross_entropy = -(&target_policy * &log_probs)
+        let cross_entropy = -(target_policy * &log_probs)
             .sum_dim_intlist(-1, false, Kind::Float)
             .mean(Kind::Float);
         let policy_loss = match self.config.policy_loss {
@@ -126,28 +122,17 @@ impl Learner {
             // The target's entropy is a constant: KL reads 0 at a perfect fit, same gradients.
             PolicyLoss::Kl => cross_entropy - target_entropy.detach(),
         };
-        let reply_loss = match (&outputs.reply, batch.reply.is_empty()) {
-            (Some(reply_logits), false) => {
-                let target = Tensor::from_slice(&batch.reply)
-                    .view([b, -1])
-                    .to_device(device);
-                let has = Tensor::from_slice(&batch.has_reply).to_device(device);
+        let reply_loss = match (&outputs.reply, &batch.reply) {
+            (Some(reply_logits), Some((target, has))) => {
                 let log_reply = reply_logits.log_softmax(-1, Kind::Float);
                 let per_sample =
-                    -(&target * log_reply).sum_dim_intlist(-1, false, Kind::Float) * &has;
+                    -(target * log_reply).sum_dim_intlist(-1, false, Kind::Float) * has;
                 per_sample.sum(Kind::Float) / has.sum(Kind::Float).clamp_min(1.0)
             }
             _ => Tensor::from(0.0f32).to_device(device),
         };
-        let value_loss = (&value - &target_value).square().mean(Kind::Float);
-        let l2 = self
-            .model
-            .var_store()
-            .trainable_variables()
-            .iter()
-            .map(|w| w.square().sum(Kind::Float))
-            .fold(Tensor::from(0.0f32).to_device(device), |acc, x| acc + x)
-            * self.config.l2;
+        let value_loss = (&value - &batch.value).square().mean(Kind::Float);
+        let l2 = l2_norm(&self.model) * self.config.l2;
         let total = &policy_loss
             + &value_loss * self.config.value_weight
             + &l2
@@ -157,17 +142,161 @@ impl Learner {
 
         let _guard = tch::no_grad_guard();
         let probs = log_probs.exp();
-        let entropy = -(&probs * &log_probs * &mask)
+        let entropy = -(&probs * &log_probs * &batch.mask)
             .sum_dim_intlist(-1, false, Kind::Float)
             .mean(Kind::Float);
-        Losses {
-            policy: policy_loss.double_value(&[]),
-            value: value_loss.double_value(&[]),
-            l2: l2.double_value(&[]),
-            total: total.double_value(&[]),
-            policy_entropy: entropy.double_value(&[]),
-            target_entropy: target_entropy.double_value(&[]),
-            reply: reply_loss.double_value(&[]),
+        let terms = [
+            policy_loss,
+            value_loss,
+            l2,
+            total,
+            entropy,
+            target_entropy,
+            reply_loss,
+        ]
+        .map(|t| t.detach().to_kind(Kind::Double));
+        PendingLosses(Tensor::stack(&terms, 0))
+    }
+}
+
+/// The sum of the squares of the trainable weights. On CUDA in one pass over them all, a
+/// few kernels instead of three per variable; on the CPU variable by variable, in the order
+/// its sums have always been taken.
+fn l2_norm(model: &Model) -> Tensor {
+    let variables = model.var_store().trainable_variables();
+    if model.device().is_cuda() {
+        let flat: Vec<Tensor> = variables.iter().map(|w| w.view([-1])).collect();
+        return Tensor::cat(&flat, 0).square().sum(Kind::Float);
+    }
+    variables
+        .iter()
+        .map(|w| w.square().sum(Kind::Float))
+        .fold(Tensor::from(0.0f32), |acc, x| acc + x)
+}
+
+/// A minibatch on the device a learner trains on, uploaded ahead of its step (on another
+/// thread on CUDA) so that the copy overlaps the steps before.
+pub struct DeviceBatch {
+    obs: Tensor,
+    policy: Tensor,
+    value: Tensor,
+    mask: Tensor,
+    /// Reply targets and the rows that have one, where the batch carries them.
+    reply: Option<(Tensor, Tensor)>,
+}
+
+impl DeviceBatch {
+    /// Copies `batch` to `device`.
+    pub fn upload(batch: &Batch, device: Device) -> DeviceBatch {
+        let b = batch.size as i64;
+        let put = |values: &[f32], rows: bool| {
+            let host = Tensor::from_slice(values);
+            let host = if rows { host.view([b, -1]) } else { host };
+            // A plain copy: it runs on the loader thread, beside the steps, so pinned
+            // memory would save that thread's time only.
+            host.to_device(device)
+        };
+        DeviceBatch {
+            obs: put(&batch.obs, true),
+            policy: put(&batch.policy, true),
+            value: put(&batch.value, false),
+            mask: put(&batch.mask, true),
+            reply: (!batch.reply.is_empty())
+                .then(|| (put(&batch.reply, true), put(&batch.has_reply, false))),
         }
+    }
+}
+
+/// A step's losses, still on the device: [`PendingLosses::read`] waits for them.
+pub struct PendingLosses(Tensor);
+
+impl PendingLosses {
+    /// The losses, once the device has them.
+    pub fn read(self) -> Losses {
+        Losses::from_terms(&Vec::<f64>::try_from(self.0.to_device(Device::Cpu)).unwrap_or_default())
+    }
+
+    /// Many steps' losses in one copy from the device.
+    pub fn read_all(pending: Vec<PendingLosses>) -> Vec<Losses> {
+        if pending.is_empty() {
+            return Vec::new();
+        }
+        let rows: Vec<Tensor> = pending.into_iter().map(|p| p.0).collect();
+        let all = Tensor::stack(&rows, 0).to_device(Device::Cpu);
+        let flat = Vec::<f64>::try_from(all.view([-1])).unwrap_or_default();
+        flat.chunks_exact(LOSS_TERMS)
+            .map(Losses::from_terms)
+            .collect()
+    }
+}
+
+/// The number of terms a step reports, in [`Losses::from_terms`]'s order.
+const LOSS_TERMS: usize = 7;
+
+impl Losses {
+    fn from_terms(terms: &[f64]) -> Losses {
+        let term = |i: usize| terms.get(i).copied().unwrap_or(f64::NAN);
+        Losses {
+            policy: term(0),
+            value: term(1),
+            l2: term(2),
+            total: term(3),
+            policy_entropy: term(4),
+            target_entropy: term(5),
+            reply: term(6),
+        }
+    }
+}
+
+/// Forward and backward passes a second of `model` on `batch` held on the model's device,
+/// with a plain loss and no optimizer: the ceiling that the learner's steps are measured
+/// against (`zerosum bench`). The model's gradients are left zeroed.
+pub fn forward_backward_rate(
+    model: &Model,
+    batch: &Batch,
+    budget: std::time::Duration,
+) -> Result<f64, NnError> {
+    let device = model.device();
+    let b = batch.size as i64;
+    let obs = Tensor::from_slice(&batch.obs)
+        .view([b, -1])
+        .to_device(device);
+    let target = Tensor::from_slice(&batch.value).to_device(device);
+    let mut variables = model.var_store().trainable_variables();
+    let mut pass = || {
+        let outputs = model.forward_t(&obs, true);
+        let loss = outputs
+            .policy
+            .log_softmax(-1, Kind::Float)
+            .mean(Kind::Float)
+            + (&outputs.value - &target).square().mean(Kind::Float);
+        loss.backward();
+        for variable in &mut variables {
+            variable.zero_grad();
+        }
+    };
+    pass();
+    if device.is_cuda() {
+        tch::Cuda::synchronize(device_index(device));
+    }
+    let start = std::time::Instant::now();
+    let mut passes = 0u64;
+    while start.elapsed() < budget || passes < 3 {
+        pass();
+        passes += 1;
+        if device.is_cuda() && passes.is_multiple_of(8) {
+            tch::Cuda::synchronize(device_index(device));
+        }
+    }
+    if device.is_cuda() {
+        tch::Cuda::synchronize(device_index(device));
+    }
+    Ok(passes as f64 / start.elapsed().as_secs_f64())
+}
+
+fn device_index(device: Device) -> i64 {
+    match device {
+        Device::Cuda(index) => index as i64,
+        _ => 0,
     }
 }

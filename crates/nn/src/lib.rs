@@ -4,7 +4,8 @@
 //!   and its size.
 //! - [`Model`] holds the weights; [`Model::save`] and [`Model::load`] write and read
 //!   `<name>.safetensors` with a `<name>.json` sidecar ([`CheckpointMeta`]).
-//! - [`NetEvaluator`] is the search's [`zerosum_search::Evaluator`] for a model.
+//! - [`NetEvaluator`] is the search's [`zerosum_search::Evaluator`] for a model on one
+//!   thread; [`InferenceServer`] shares one model among many search threads in batches.
 //! - [`Learner`] takes gradient steps on a [`Batch`] and reports [`Losses`].
 //!
 //! ```
@@ -25,15 +26,18 @@ mod families;
 mod learner;
 mod model;
 mod optimizer;
+mod server;
 
 pub use config::{Family, LearnerConfig, ModelConfig, OptimizerKind, PolicyLoss};
 pub use error::NnError;
 pub use evaluator::NetEvaluator;
 pub use families::{Outputs, PolicyValueNet};
-pub use learner::{Batch, Learner, Losses};
+pub use learner::{forward_backward_rate, Batch, DeviceBatch, Learner, Losses, PendingLosses};
 pub use model::{
-    checkpoint_base, parse_device, with_extension, Ancestor, CheckpointBytes, CheckpointMeta, Model,
+    checkpoint_base, parse_device, with_extension, Ancestor, CheckpointBytes, CheckpointMeta,
+    Model, Precision,
 };
+pub use server::{InferenceServer, ServerCounters, ServerEvaluator};
 /// Where tensors live (re-exported so other crates need not name tch).
 pub use tch::Device;
 

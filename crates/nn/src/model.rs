@@ -82,11 +82,67 @@ pub fn parse_device(text: &str) -> Result<Device, NnError> {
     })
 }
 
+/// The number format of inference: `fp32`, or half precision as `bf16` (8 exponent bits,
+/// as fp32: nothing overflows) or `fp16` (more mantissa, less range).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// 32-bit floats.
+    #[default]
+    Fp32,
+    /// bfloat16.
+    Bf16,
+    /// IEEE half.
+    Fp16,
+}
+
+impl Precision {
+    fn kind(self) -> Kind {
+        match self {
+            Precision::Fp32 => Kind::Float,
+            Precision::Bf16 => Kind::BFloat16,
+            Precision::Fp16 => Kind::Half,
+        }
+    }
+
+    fn of_kind(kind: Kind) -> Precision {
+        match kind {
+            Kind::BFloat16 => Precision::Bf16,
+            Kind::Half => Precision::Fp16,
+            _ => Precision::Fp32,
+        }
+    }
+
+    /// Its name in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "fp32",
+            Precision::Bf16 => "bf16",
+            Precision::Fp16 => "fp16",
+        }
+    }
+
+    /// Reads `fp32`, `bf16` or `fp16`.
+    pub fn parse(text: &str) -> Result<Precision, NnError> {
+        match text {
+            "fp32" => Ok(Precision::Fp32),
+            "bf16" => Ok(Precision::Bf16),
+            "fp16" => Ok(Precision::Fp16),
+            other => Err(NnError::BadConfig(format!(
+                "unknown precision '{other}': use fp32, bf16 or fp16"
+            ))),
+        }
+    }
+}
+
 /// A policy/value network for one game.
 pub struct Model {
     vs: nn::VarStore,
     net: Box<dyn PolicyValueNet>,
     meta: CheckpointMeta,
+    /// The kind of the weights and of what `predict` feeds them: `Float` unless converted
+    /// for inference by [`Model::for_inference`].
+    kind: Kind,
 }
 
 impl Model {
@@ -116,7 +172,12 @@ impl Model {
             lineage: Vec::new(),
             train_seconds: None,
         };
-        Ok(Model { vs, net, meta })
+        Ok(Model {
+            vs,
+            net,
+            meta,
+            kind: Kind::Float,
+        })
     }
 
     /// A freshly initialised network of shape `config` for `game`'s observations and
@@ -180,7 +241,9 @@ impl Model {
     /// Inference on a flat batch `[B * obs_len]`, writing logits `[B * A]` and values `[B]`.
     pub fn predict(&self, obs: &[f32], batch: usize, logits: &mut [f32], values: &mut [f32]) {
         let _guard = tch::no_grad_guard();
-        let input = Tensor::from_slice(obs).to_device(self.device());
+        let input = Tensor::from_slice(obs)
+            .to_device(self.device())
+            .to_kind(self.kind);
         let Outputs { policy, value, .. } = self.forward_t(&input.view([batch as i64, -1]), false);
         let policy = policy.to_device(Device::Cpu).to_kind(Kind::Float);
         let value = value.to_device(Device::Cpu).to_kind(Kind::Float);
@@ -199,7 +262,28 @@ impl Model {
         )?;
         copy.vs.copy(&self.vs)?;
         copy.meta = self.meta.clone();
+        if self.kind != Kind::Float {
+            copy.vs.set_kind(self.kind);
+            copy.kind = self.kind;
+        }
         Ok(copy)
+    }
+
+    /// A copy for inference in `precision`: weights, batch-norm statistics and inputs in
+    /// that kind, outputs read back as f32. Training keeps its own f32 model.
+    pub fn for_inference(&self, precision: Precision) -> Result<Model, NnError> {
+        let mut copy = self.try_clone()?;
+        let kind = precision.kind();
+        if kind != copy.kind {
+            copy.vs.set_kind(kind);
+            copy.kind = kind;
+        }
+        Ok(copy)
+    }
+
+    /// The precision `predict` runs in.
+    pub fn precision(&self) -> Precision {
+        Precision::of_kind(self.kind)
     }
 
     /// The checkpoint as bytes: the weights in safetensors format (dotted names, f32 on

@@ -22,9 +22,14 @@ pub struct Optimizer {
     momentum: f64,
     /// The trainable variables by name, sorted; each shares storage with the var store.
     params: Vec<(String, Tensor)>,
-    /// SGD's momentum buffers, or Adam's first moments.
+    /// Each variable's place in the flat buffers: offset and element count.
+    spans: Vec<(i64, i64)>,
+    /// SGD's momentum buffers, or Adam's first moments: one flat buffer, and a view of it
+    /// shaped as each variable.
+    first_flat: Tensor,
     first: Vec<Tensor>,
-    /// Adam's second moments (unused by SGD).
+    /// Adam's second moments (unused by SGD), likewise.
+    second_flat: Tensor,
     second: Vec<Tensor>,
     /// Steps taken (Adam's bias correction).
     steps: i64,
@@ -39,13 +44,25 @@ impl Optimizer {
             .filter(|(_, t)| t.requires_grad())
             .collect();
         params.sort_by(|a, b| a.0.cmp(&b.0));
-        let zeros = || params.iter().map(|(_, p)| p.zeros_like()).collect();
+        let mut spans = Vec::with_capacity(params.len());
+        let mut total = 0;
+        for (_, param) in &params {
+            let count = param.numel() as i64;
+            spans.push((total, count));
+            total += count;
+        }
+        let zeros = || Tensor::zeros([total], (Kind::Float, vs.device()));
+        let (first_flat, second_flat) = (zeros(), zeros());
+        let views = |flat: &Tensor| shaped_views(flat, &params, &spans);
         Optimizer {
             kind,
             momentum,
-            first: zeros(),
-            second: zeros(),
+            first: views(&first_flat),
+            second: views(&second_flat),
+            first_flat,
+            second_flat,
             params,
+            spans,
             steps: 0,
         }
     }
@@ -66,11 +83,18 @@ impl Optimizer {
                 .map(|g| g.norm())
                 .collect();
             if !norms.is_empty() {
-                let total = Tensor::stack(&norms, 0).norm().double_value(&[]);
-                let coefficient = clip / (total + 1e-6);
-                if coefficient < 1.0 {
-                    for grad in &grads {
-                        if grad.defined() {
+                let total = Tensor::stack(&norms, 0).norm();
+                if total.device().is_cuda() {
+                    // Reading the norm back would make every step wait for the device:
+                    // the coefficient stays there (a factor of exactly 1 changes nothing).
+                    let coefficient = ((total + 1e-6).reciprocal() * clip).clamp_max(1.0);
+                    for grad in grads.iter().filter(|g| g.defined()) {
+                        let _ = grad.shallow_clone().g_mul_(&coefficient);
+                    }
+                } else {
+                    let coefficient = clip / (total.double_value(&[]) + 1e-6);
+                    if coefficient < 1.0 {
+                        for grad in grads.iter().filter(|g| g.defined()) {
                             let _ = grad.shallow_clone().g_mul_scalar_(coefficient);
                         }
                     }
@@ -78,42 +102,43 @@ impl Optimizer {
             }
         }
         self.steps += 1;
+        if grads.iter().all(Tensor::defined) {
+            // One pass over all the variables at once: a step costs a few kernels instead
+            // of a dozen per variable, and every element sees the same arithmetic.
+            let flat: Vec<Tensor> = grads.iter().map(|g| g.view([-1])).collect();
+            let grad = Tensor::cat(&flat, 0);
+            let update = match self.kind {
+                OptimizerKind::Sgd => sgd_update(&mut self.first_flat, &grad, self.momentum, lr),
+                OptimizerKind::Adam => adam_update(
+                    &mut self.first_flat,
+                    &mut self.second_flat,
+                    &grad,
+                    self.steps,
+                    lr,
+                ),
+            };
+            for ((_, param), &(offset, count)) in self.params.iter().zip(&self.spans) {
+                let part = update.narrow(0, offset, count).view_as(param);
+                let _ = param.shallow_clone().g_add_(&part);
+            }
+            return;
+        }
         for (index, grad) in grads.iter().enumerate() {
             if !grad.defined() {
                 continue;
             }
-            let mut param = self.params[index].1.shallow_clone();
-            match self.kind {
-                OptimizerKind::Sgd => self.sgd(index, grad, &mut param, lr),
-                OptimizerKind::Adam => self.adam(index, grad, &mut param, lr),
-            }
+            let update = match self.kind {
+                OptimizerKind::Sgd => sgd_update(&mut self.first[index], grad, self.momentum, lr),
+                OptimizerKind::Adam => adam_update(
+                    &mut self.first[index],
+                    &mut self.second[index],
+                    grad,
+                    self.steps,
+                    lr,
+                ),
+            };
+            let _ = self.params[index].1.shallow_clone().g_add_(&update);
         }
-    }
-
-    /// PyTorch's SGD with Nesterov momentum (dampening 0); plain SGD at momentum 0.
-    fn sgd(&mut self, index: usize, grad: &Tensor, param: &mut Tensor, lr: f64) {
-        if self.momentum == 0.0 {
-            let _ = param.g_add_(&(grad * -lr));
-            return;
-        }
-        let buffer = &mut self.first[index];
-        let _ = buffer.g_mul_scalar_(self.momentum).g_add_(grad);
-        let update = grad + &*buffer * self.momentum;
-        let _ = param.g_add_(&(update * -lr));
-    }
-
-    /// PyTorch's Adam (no weight decay, no AMSGrad).
-    fn adam(&mut self, index: usize, grad: &Tensor, param: &mut Tensor, lr: f64) {
-        let m = &mut self.first[index];
-        let _ = m.g_mul_scalar_(BETA1).g_add_(&(grad * (1.0 - BETA1)));
-        let v = &mut self.second[index];
-        let _ = v
-            .g_mul_scalar_(BETA2)
-            .g_add_(&(grad * grad * (1.0 - BETA2)));
-        let correction1 = 1.0 - BETA1.powi(self.steps as i32);
-        let correction2 = 1.0 - BETA2.powi(self.steps as i32);
-        let denominator = v.sqrt() / correction2.sqrt() + EPSILON;
-        let _ = param.g_add_(&(&*m / denominator * (-lr / correction1)));
     }
 
     /// The state as safetensors bytes: `first.NAME` and `second.NAME` per variable, the
@@ -167,9 +192,48 @@ impl Optimizer {
                 into.push(tensor.to_kind(Kind::Float));
             }
         }
-        self.first = first;
-        self.second = second;
+        tch::no_grad(|| {
+            for (into, from) in self.first.iter_mut().zip(&first) {
+                into.copy_(from);
+            }
+            for (into, from) in self.second.iter_mut().zip(&second) {
+                into.copy_(from);
+            }
+        });
         self.steps = steps;
         Ok(())
     }
+}
+
+/// Views of `flat` shaped as each of `params`, at its span.
+fn shaped_views(flat: &Tensor, params: &[(String, Tensor)], spans: &[(i64, i64)]) -> Vec<Tensor> {
+    params
+        .iter()
+        .zip(spans)
+        .map(|((_, param), &(offset, count))| flat.narrow(0, offset, count).view_as(param))
+        .collect()
+}
+
+/// PyTorch's SGD with Nesterov momentum (dampening 0), plain SGD at momentum 0: the change
+/// to add to the variables of `grad`, `buffer` their momentum.
+fn sgd_update(buffer: &mut Tensor, grad: &Tensor, momentum: f64, lr: f64) -> Tensor {
+    if momentum == 0.0 {
+        return grad * -lr;
+    }
+    let _ = buffer.g_mul_scalar_(momentum).g_add_(grad);
+    let update = grad + &*buffer * momentum;
+    update * -lr
+}
+
+/// PyTorch's Adam (no weight decay, no AMSGrad) at step `steps`: the change to add to the
+/// variables of `grad`, `m` and `v` their moment estimates.
+fn adam_update(m: &mut Tensor, v: &mut Tensor, grad: &Tensor, steps: i64, lr: f64) -> Tensor {
+    let _ = m.g_mul_scalar_(BETA1).g_add_(&(grad * (1.0 - BETA1)));
+    let _ = v
+        .g_mul_scalar_(BETA2)
+        .g_add_(&(grad * grad * (1.0 - BETA2)));
+    let correction1 = 1.0 - BETA1.powi(steps as i32);
+    let correction2 = 1.0 - BETA2.powi(steps as i32);
+    let denominator = v.sqrt() / correction2.sqrt() + EPSILON;
+    &*m / denominator * (-lr / correction1)
 }

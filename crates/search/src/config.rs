@@ -89,6 +89,11 @@ pub struct SearchConfig {
     /// `sqrt(k * P * N)` visits is searched next; self-play then prunes those visits from
     /// the target. 0 turns them off (KataGo: k = 2).
     pub forced_playouts_k: f32,
+    /// Leaves of one search evaluated in each network call, spread over the tree by a
+    /// virtual loss on each pending path (lc0, KataGo): what lets one search (`play`,
+    /// `gtp`, `uci`, `serve`, the arena) fill a GPU's batch. 1 evaluates one leaf at a time.
+    /// Self-play's lockstep batches across games and searches one leaf per tree.
+    pub leaves: usize,
 }
 
 impl Default for SearchConfig {
@@ -112,6 +117,7 @@ impl Default for SearchConfig {
             gumbel_c_scale: 0.1,
             final_choice: FinalChoice::Visits,
             forced_playouts_k: 0.0,
+            leaves: 1,
         }
     }
 }
@@ -146,6 +152,9 @@ impl SearchConfig {
                 "search.dirichlet_epsilon must be within [0, 1], got {}",
                 self.dirichlet_epsilon
             ));
+        }
+        if self.leaves == 0 {
+            errors.push("search.leaves must be at least 1".to_string());
         }
         if !(self.discount > 0.0 && self.discount <= 1.0) {
             errors.push(format!(

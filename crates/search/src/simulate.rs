@@ -249,38 +249,84 @@ pub fn simulate_step<G: Game, E: Evaluator<G> + ?Sized>(
         if budgets[index] == 0 || tree.root_position().is_terminal() {
             continue;
         }
-        if config.algorithm == Algorithm::Gumbel
-            && tree.gumbel.is_none()
-            && tree.root().num_children > 0
-        {
-            crate::gumbel::init_root(tree, config, budgets[index], rng);
-        }
-        let leaf = select(tree, config);
-        let id = *leaf.path.last().expect("non-empty path");
-        if let Some(outcome) = leaf.position.outcome() {
-            let player = tree.node(id).player;
-            let value = outcome.value_for(player);
-            let node = tree.node_mut(id);
-            node.expanded = true;
-            node.bound = Bound::of_value(value);
-            backup(tree, &leaf.path, value, player, config);
-        } else if let Some(value) = tree.node(id).bound.value().filter(|_| config.solver) {
-            let player = tree.node(id).player;
-            backup(tree, &leaf.path, value, player, config);
-        } else if config.repetition_draws && id != NodeId::ROOT && leaf.position.is_repetition() {
-            // Not a proof: the game goes on, so the node stays a leaf that scores a draw.
-            let player = tree.node(id).player;
-            backup(tree, &leaf.path, 0.0, player, config);
-        } else if let Some((priors, value)) = use_cache
-            .then(|| cache.get(Game::hash(&leaf.position)))
-            .flatten()
-        {
-            expand(tree, &leaf.path, &leaf.position, priors, value, config, rng);
-        } else {
+        if let Some(leaf) = select_and_settle(tree, budgets[index], config, cache, use_cache, rng) {
             scratch.positions.push(leaf.position);
             scratch.pending.push((index, leaf.path));
         }
     }
+    evaluate_pending(
+        scratch,
+        evaluator,
+        num_actions,
+        use_cache.then_some(cache),
+        |index, path, position, priors, value| {
+            expand(
+                &mut trees[index],
+                path,
+                position,
+                priors,
+                value,
+                config,
+                rng,
+            )
+        },
+    );
+}
+
+/// Selects a leaf of `tree` and settles it at once where no network is needed (a finished
+/// game, a proven node, a repetition scored as a draw, a cached position); returns it when
+/// it needs the network. `budget` is the move's whole budget, which the Gumbel root plans
+/// with.
+fn select_and_settle<G: Game>(
+    tree: &mut Tree<G>,
+    budget: usize,
+    config: &SearchConfig,
+    cache: &mut EvalCache,
+    use_cache: bool,
+    rng: &mut impl Rng,
+) -> Option<Leaf<G>> {
+    if config.algorithm == Algorithm::Gumbel
+        && tree.gumbel.is_none()
+        && tree.root().num_children > 0
+    {
+        crate::gumbel::init_root(tree, config, budget, rng);
+    }
+    let leaf = select(tree, config);
+    let id = *leaf.path.last().expect("non-empty path");
+    if let Some(outcome) = leaf.position.outcome() {
+        let player = tree.node(id).player;
+        let value = outcome.value_for(player);
+        let node = tree.node_mut(id);
+        node.expanded = true;
+        node.bound = Bound::of_value(value);
+        backup(tree, &leaf.path, value, player, config);
+    } else if let Some(value) = tree.node(id).bound.value().filter(|_| config.solver) {
+        let player = tree.node(id).player;
+        backup(tree, &leaf.path, value, player, config);
+    } else if config.repetition_draws && id != NodeId::ROOT && leaf.position.is_repetition() {
+        // Not a proof: the game goes on, so the node stays a leaf that scores a draw.
+        let player = tree.node(id).player;
+        backup(tree, &leaf.path, 0.0, player, config);
+    } else if let Some((priors, value)) = use_cache
+        .then(|| cache.get(Game::hash(&leaf.position)))
+        .flatten()
+    {
+        expand(tree, &leaf.path, &leaf.position, priors, value, config, rng);
+    } else {
+        return Some(leaf);
+    }
+    None
+}
+
+/// Evaluates the positions queued in `scratch` in one call and hands each, with its tree's
+/// index, path, legal priors and value, to `expand`; answers go into `cache` when given.
+fn evaluate_pending<G: Game, E: Evaluator<G> + ?Sized>(
+    scratch: &mut Scratch<G>,
+    evaluator: &mut E,
+    num_actions: usize,
+    mut cache: Option<&mut EvalCache>,
+    mut expand: impl FnMut(usize, &[NodeId], &G, Vec<(Action, f32)>, f32),
+) {
     let batch = scratch.positions.len();
     if batch == 0 {
         return;
@@ -294,22 +340,88 @@ pub fn simulate_step<G: Game, E: Evaluator<G> + ?Sized>(
         let logits = &scratch.logits[b * num_actions..(b + 1) * num_actions];
         let priors = legal_priors(logits, &scratch.legal);
         let value = scratch.values[b].clamp(-1.0, 1.0);
-        if use_cache {
+        if let Some(cache) = cache.as_deref_mut() {
             cache.insert(Game::hash(position), &priors, value);
         }
-        expand(
-            &mut trees[index],
-            &path,
-            position,
-            priors,
-            value,
-            config,
-            rng,
-        );
+        expand(index, &path, position, priors, value);
     }
 }
 
-/// Searches one position: the convenience form of [`run_simulations`] for a single tree.
+/// Runs `num_simulations` simulations in one tree, up to `config.leaves` leaves per
+/// evaluator call. Each leaf waiting for the network carries a virtual loss along its path
+/// (a visit lost for the mover who chose each step), which turns the next selections
+/// elsewhere; the loss comes off before the real value is backed up. A selection that
+/// comes back to a waiting leaf ends the batch early: the tree has nowhere else to go yet.
+fn search_leaves<G: Game, E: Evaluator<G> + ?Sized>(
+    tree: &mut Tree<G>,
+    evaluator: &mut E,
+    config: &SearchConfig,
+    num_simulations: usize,
+    cache: &mut EvalCache,
+    scratch: &mut Scratch<G>,
+    rng: &mut impl Rng,
+) {
+    let num_actions = tree.root_position().num_actions();
+    let use_cache = evaluator.is_deterministic();
+    let mut done = 0;
+    while done < num_simulations && !tree.root_position().is_terminal() {
+        scratch.positions.clear();
+        scratch.pending.clear();
+        let want = (num_simulations - done).min(config.leaves);
+        let mut taken = 0;
+        while taken < want {
+            let Some(leaf) =
+                select_and_settle(tree, num_simulations, config, cache, use_cache, rng)
+            else {
+                taken += 1;
+                continue;
+            };
+            let id = *leaf.path.last().expect("non-empty path");
+            if scratch
+                .pending
+                .iter()
+                .any(|(_, path)| path.last() == Some(&id))
+            {
+                break;
+            }
+            virtual_loss(tree, &leaf.path, 1.0);
+            scratch.positions.push(leaf.position);
+            scratch.pending.push((0, leaf.path));
+            taken += 1;
+        }
+        for (_, path) in &scratch.pending {
+            virtual_loss(tree, path, -1.0);
+        }
+        evaluate_pending(
+            scratch,
+            evaluator,
+            num_actions,
+            use_cache.then_some(&mut *cache),
+            |_, path, position, priors, value| {
+                expand(tree, path, position, priors, value, config, rng)
+            },
+        );
+        done += taken;
+    }
+}
+
+/// Adds (`sign` 1) or takes back (`sign` -1) one visit below the root of `path` valued as a
+/// loss for the mover who chose each node.
+fn virtual_loss<G: Game>(tree: &mut Tree<G>, path: &[NodeId], sign: f32) {
+    for pair in path.windows(2) {
+        let chooser = tree.node(pair[0]).player;
+        let node = tree.node_mut(pair[1]);
+        if sign > 0.0 {
+            node.visits += 1;
+        } else {
+            node.visits -= 1;
+        }
+        node.value_sum += sign * value_for(-1.0, chooser, node.player);
+    }
+}
+
+/// Searches one position: [`run_simulations`] for a single tree, or with `config.leaves`
+/// above 1 several leaves of it per evaluator call.
 pub fn search_one<G: Game, E: Evaluator<G> + ?Sized>(
     tree: &mut Tree<G>,
     evaluator: &mut E,
@@ -319,6 +431,17 @@ pub fn search_one<G: Game, E: Evaluator<G> + ?Sized>(
     rng: &mut impl Rng,
 ) {
     let mut scratch = Scratch::new();
+    if config.leaves > 1 {
+        return search_leaves(
+            tree,
+            evaluator,
+            config,
+            num_simulations,
+            cache,
+            &mut scratch,
+            rng,
+        );
+    }
     run_simulations(
         std::slice::from_mut(tree),
         evaluator,

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use zerosum_games::Game;
-use zerosum_nn::{Model, NetEvaluator};
+use zerosum_nn::{InferenceServer, Model, NetEvaluator};
+use zerosum_search::Evaluator;
 
 use crate::checkpoints;
 use crate::config::{derive_seed, stream, RunConfig};
@@ -47,24 +48,20 @@ impl Lineup {
             seats: vec![[0, 0]; games],
         })
     }
-
-    fn clone_networks(&self) -> Result<Vec<(String, Model)>, TrainError> {
-        self.networks
-            .iter()
-            .map(|(name, model)| Ok((name.clone(), model.try_clone()?)))
-            .collect()
-    }
 }
 
-/// Plays the games of `lineup` on `config.self_play.threads` threads, each with its own
-/// copy of the networks (the last worker with the lineup's own); `on_game` runs on this
-/// thread for each finished game.
+/// Plays the games of `lineup` on `config.self_play.threads` threads; `on_game` runs on this
+/// thread for each finished game. The threads reach each network through one inference
+/// server per network (`self_play.inference`), or each through a copy of its own (the last
+/// worker with the lineup's own), in the run's inference precision either way. Setting
+/// `stop` abandons the games in progress (a benchmark's time is up).
 pub fn run_self_play<G: Game>(
     initial: &G,
     config: &RunConfig,
     lineup: Lineup,
     rng: &mut SmallRng,
-    mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
+    stop: &AtomicBool,
+    on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
 ) -> Result<SelfPlayCounters, TrainError> {
     let games = lineup.seats.len();
     if games == 0 {
@@ -72,55 +69,133 @@ pub fn run_self_play<G: Game>(
     }
     let threads = config.self_play.threads.min(games).max(1);
     let base_seed: u64 = rng.random();
-    if threads == 1 {
-        let mut failure = None;
-        let counters = play_lineup(
-            initial,
-            config,
-            lineup.networks,
-            &lineup.seats,
-            rng,
-            |record| {
-                if failure.is_none() {
-                    failure = on_game(record).err();
-                }
-            },
+    let Lineup { networks, seats } = lineup;
+    let device = networks[0].1.device();
+    let precision = config.inference_precision(device);
+    let networks = networks
+        .into_iter()
+        .map(|(name, model)| match model.precision() == precision {
+            true => Ok((name, model)),
+            false => Ok((name, model.for_inference(precision)?)),
+        })
+        .collect::<Result<Vec<_>, TrainError>>()?;
+    if config.self_play.uses_server(device) {
+        // The server's own tensor work is small: libtorch's intra-op threads spinning
+        // beside every busy self-play thread would only take cores from the trees.
+        let learner_threads = zerosum_nn::torch_threads();
+        if device.is_cuda() {
+            zerosum_nn::set_torch_threads(1);
+        }
+        let max_batch = config.self_play.server_batch(device, threads);
+        let workers = Workers {
+            threads,
+            base_seed,
+            stop,
+        };
+        let result = play_served(
+            initial, config, networks, &seats, max_batch, workers, rng, on_game,
         );
-        return failure.map_or(Ok(counters), Err);
+        zerosum_nn::set_torch_threads(learner_threads);
+        return result;
     }
     let mut copies = (1..threads)
-        .map(|_| lineup.clone_networks())
+        .map(|_| clone_networks(&networks))
         .collect::<Result<Vec<_>, _>>()?;
-    let Lineup { networks, seats } = lineup;
     copies.push(networks);
+    let workers = copies
+        .into_iter()
+        .map(|networks| {
+            networks
+                .into_iter()
+                .map(|(name, model)| (name, NetEvaluator::new(model, initial)))
+                .collect()
+        })
+        .collect();
     // The learner's intra-op threads would oversubscribe the cores once per worker: each
     // worker gets its share for this phase (measured on 2 cores: 2 workers x 1 thread play
     // 1.5x the positions per second of 1 worker x 2 threads), and the learner gets them back.
     let learner_threads = zerosum_nn::torch_threads();
-    zerosum_nn::set_torch_threads(learner_threads / threads);
-    let result = play_on_threads(initial, config, copies, &seats, base_seed, on_game);
+    if threads > 1 {
+        zerosum_nn::set_torch_threads(learner_threads / threads);
+    }
+    let result = play_on_threads(
+        initial, config, workers, &seats, base_seed, rng, stop, on_game,
+    );
     zerosum_nn::set_torch_threads(learner_threads);
     result
 }
 
-/// Plays the games of `seats` with `networks` on this thread.
-fn play_lineup<G: Game>(
+/// How a generation's games are shared out: worker threads, the seed they derive theirs
+/// from, and the flag that abandons their games.
+struct Workers<'a> {
+    threads: usize,
+    base_seed: u64,
+    stop: &'a AtomicBool,
+}
+
+/// Plays the games of `seats` on `workers.threads` threads that reach each network of
+/// the lineup through one inference server, batches of up to `max_batch` positions.
+#[allow(clippy::too_many_arguments)]
+fn play_served<G: Game>(
     initial: &G,
     config: &RunConfig,
     networks: Vec<(String, Model)>,
     seats: &[[usize; 2]],
+    max_batch: usize,
+    workers: Workers,
     rng: &mut SmallRng,
+    on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
+) -> Result<SelfPlayCounters, TrainError> {
+    let servers = networks
+        .into_iter()
+        .map(|(name, model)| Ok((name, InferenceServer::start(model, max_batch)?)))
+        .collect::<Result<Vec<_>, TrainError>>()?;
+    let evaluators = (0..workers.threads)
+        .map(|_| {
+            servers
+                .iter()
+                .map(|(name, server)| (name.clone(), server.evaluator::<G>()))
+                .collect()
+        })
+        .collect();
+    let mut counters = play_on_threads(
+        initial,
+        config,
+        evaluators,
+        seats,
+        workers.base_seed,
+        rng,
+        workers.stop,
+        on_game,
+    )?;
+    counters.network_calls = servers
+        .iter()
+        .map(|(_, server)| server.counters().calls)
+        .sum();
+    Ok(counters)
+}
+
+fn clone_networks(networks: &[(String, Model)]) -> Result<Vec<(String, Model)>, TrainError> {
+    networks
+        .iter()
+        .map(|(name, model)| Ok((name.clone(), model.try_clone()?)))
+        .collect()
+}
+
+/// Plays the games of `seats` with the evaluators of `lineup` on this thread.
+fn play_lineup<G: Game, E: Evaluator<G>>(
+    initial: &G,
+    config: &RunConfig,
+    mut evaluators: Vec<(String, E)>,
+    seats: &[[usize; 2]],
+    rng: &mut SmallRng,
+    stop: &AtomicBool,
     on_game: impl FnMut(GameRecord),
 ) -> SelfPlayCounters {
-    let mut evaluators: Vec<(String, NetEvaluator<G>)> = networks
-        .into_iter()
-        .map(|(name, model)| (name, NetEvaluator::new(model, initial)))
-        .collect();
-    let mut lineup: Vec<(String, &mut NetEvaluator<G>)> = evaluators
+    let mut lineup: Vec<(String, &mut E)> = evaluators
         .iter_mut()
         .map(|(name, evaluator)| (name.clone(), evaluator))
         .collect();
-    let never = AtomicBool::new(false);
     self_play_lineup(
         initial,
         &mut lineup,
@@ -128,31 +203,45 @@ fn play_lineup<G: Game>(
         &config.search,
         &config.self_play,
         rng,
-        &never,
+        stop,
         on_game,
     )
 }
 
-/// Plays the games of `seats` on one worker thread per copy of the networks, the games
-/// shared out evenly, each worker seeded from `base_seed`; `on_game` runs on this thread
-/// as games finish.
-fn play_on_threads<G: Game>(
+/// Plays the games of `seats` on one worker thread per entry of `workers` (its evaluators
+/// of the lineup's networks), the games shared out evenly, each worker seeded from
+/// `base_seed`; `on_game` runs on this thread as games finish. A single worker plays on
+/// this thread with `rng`.
+#[allow(clippy::too_many_arguments)]
+fn play_on_threads<G: Game, E: Evaluator<G> + Send>(
     initial: &G,
     config: &RunConfig,
-    copies: Vec<Vec<(String, Model)>>,
+    workers: Vec<Vec<(String, E)>>,
     seats: &[[usize; 2]],
     base_seed: u64,
+    rng: &mut SmallRng,
+    stop: &AtomicBool,
     mut on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
 ) -> Result<SelfPlayCounters, TrainError> {
-    let threads = copies.len();
+    let threads = workers.len();
     let games = seats.len();
+    if threads == 1 {
+        let evaluators = workers.into_iter().next().expect("one worker");
+        let mut failure = None;
+        let counters = play_lineup(initial, config, evaluators, seats, rng, stop, |record| {
+            if failure.is_none() {
+                failure = on_game(record).err();
+            }
+        });
+        return failure.map_or(Ok(counters), Err);
+    }
     let (sender, receiver) = mpsc::channel::<GameRecord>();
     std::thread::scope(|scope| {
         let mut first = 0;
-        let handles: Vec<_> = copies
+        let handles: Vec<_> = workers
             .into_iter()
             .enumerate()
-            .map(|(worker, networks)| {
+            .map(|(worker, evaluators)| {
                 let sender = sender.clone();
                 let share = games / threads + usize::from(worker < games % threads);
                 let seats = &seats[first..first + share];
@@ -160,10 +249,18 @@ fn play_on_threads<G: Game>(
                 let seed = derive_seed(base_seed, stream::GENERATION, worker as u64 + 1);
                 scope.spawn(move || {
                     let mut rng = SmallRng::seed_from_u64(seed);
-                    play_lineup(initial, config, networks, seats, &mut rng, |record| {
-                        // The receiver outlives the workers; a send fails only if it gave up.
-                        let _ = sender.send(record);
-                    })
+                    play_lineup(
+                        initial,
+                        config,
+                        evaluators,
+                        seats,
+                        &mut rng,
+                        stop,
+                        |record| {
+                            // The receiver outlives the workers; a send fails only if it gave up.
+                            let _ = sender.send(record);
+                        },
+                    )
                 })
             })
             .collect();

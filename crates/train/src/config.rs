@@ -20,8 +20,17 @@ pub struct SelfPlayConfig {
     pub games_per_generation: usize,
     /// Games searched in lockstep per thread: the network's batch size (B).
     pub batch_games: usize,
-    /// Self-play threads, each with its own copy of the network.
+    /// Self-play threads, each searching `batch_games` games in lockstep.
     pub threads: usize,
+    /// How the threads reach the network: `server` (one copy per device, every thread's
+    /// leaves run together in batches of up to `max_batch`: what a GPU needs), `threads`
+    /// (each thread its own copy and its own forward pass of `batch_games`: fastest on a
+    /// few CPU cores) or `auto` (`server` on CUDA, `threads` on the CPU; docs/results.md
+    /// measures both).
+    pub inference: Inference,
+    /// With the server: the most positions one forward pass takes; 0 picks by device
+    /// (1,024 on CUDA, all the threads' games on the CPU).
+    pub max_batch: usize,
     /// Move choice samples visits^(1/temperature) for the first `temperature_plies` plies.
     pub temperature: f32,
     /// Plies played with `temperature`; after them the most visited move is played
@@ -51,6 +60,8 @@ impl Default for SelfPlayConfig {
             games_per_generation: 200,
             batch_games: 64,
             threads: 1,
+            inference: Inference::Auto,
+            max_batch: 0,
             temperature: 1.0,
             temperature_plies: 8,
             root_noise: true,
@@ -58,6 +69,46 @@ impl Default for SelfPlayConfig {
             playout_cap_fraction: 1.0,
             fast_simulations: 32,
             games_per_batch: 16,
+        }
+    }
+}
+
+/// Where self-play's threads get their network evaluations.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Inference {
+    /// `server` on CUDA, `threads` on the CPU.
+    #[default]
+    Auto,
+    /// One shared network per device behind an inference server.
+    Server,
+    /// One network per thread.
+    Threads,
+}
+
+/// The narrowest convolutional tower that `precision = "auto"` runs in bf16 on CUDA.
+pub const BF16_MIN_CHANNELS: usize = 64;
+
+/// The largest forward pass a shared server runs on CUDA unless `self_play.max_batch`
+/// says otherwise (docs/results.md, "On a GPU").
+pub const CUDA_MAX_BATCH: usize = 1024;
+
+impl SelfPlayConfig {
+    /// Whether self-play on `device` goes through an inference server.
+    pub fn uses_server(&self, device: zerosum_nn::Device) -> bool {
+        match self.inference {
+            Inference::Auto => device.is_cuda(),
+            Inference::Server => true,
+            Inference::Threads => false,
+        }
+    }
+
+    /// The server's largest forward pass on `device` for `threads` threads.
+    pub fn server_batch(&self, device: zerosum_nn::Device, threads: usize) -> usize {
+        match self.max_batch {
+            0 if device.is_cuda() => CUDA_MAX_BATCH,
+            0 => self.batch_games * threads,
+            set => set,
         }
     }
 }
@@ -256,6 +307,9 @@ pub struct RunConfig {
     pub max_minutes: f64,
     /// `auto`, `cpu`, `cuda` or `cuda:N`.
     pub device: String,
+    /// The number format of self-play's network: `fp32`, `bf16`, `fp16` or `auto` (bf16
+    /// on CUDA, fp32 on the CPU; docs/results.md measures both). Training stays in fp32.
+    pub precision: String,
     /// libtorch's intra-op threads; 0 leaves libtorch's default.
     pub torch_threads: usize,
     /// Keep a numbered checkpoint every this many generations (latest is always kept).
@@ -305,6 +359,7 @@ impl Default for RunConfig {
             generations: 10,
             max_minutes: 0.0,
             device: "auto".to_string(),
+            precision: "auto".to_string(),
             torch_threads: 0,
             keep_checkpoint_every: 5,
             mode: Mode::Sync,
@@ -322,6 +377,23 @@ impl Default for RunConfig {
 }
 
 impl RunConfig {
+    /// The precision self-play's network runs in on `device`.
+    ///
+    /// `auto` is bf16 on CUDA for convolutional towers of [`BF16_MIN_CHANNELS`] channels or
+    /// more and fp32 otherwise: on an H200 bf16 ran a 128-channel tower 22% to 27% faster
+    /// at batch 1,024, and the 32-channel towers of Go 9x9 and connect four slower, bound by
+    /// kernel launches and the conversions (docs/results.md, "On a GPU"); on the CPU fp32
+    /// ("Precision on the CPU").
+    pub fn inference_precision(&self, device: zerosum_nn::Device) -> zerosum_nn::Precision {
+        let wide = self.model.family != zerosum_nn::Family::Mlp
+            && self.model.channels >= BF16_MIN_CHANNELS;
+        match self.precision.as_str() {
+            "auto" if device.is_cuda() && wide => zerosum_nn::Precision::Bf16,
+            "auto" => zerosum_nn::Precision::Fp32,
+            text => zerosum_nn::Precision::parse(text).unwrap_or_default(),
+        }
+    }
+
     /// Parses TOML text, then applies `key=value` overrides (dotted keys such as
     /// `search.num_simulations=50`; values in TOML syntax, bare words taken as strings).
     pub fn from_toml(text: &str, overrides: &[String]) -> Result<RunConfig, TrainError> {
@@ -369,6 +441,11 @@ impl RunConfig {
             errors.push(format!("game: {e}"));
         }
         errors.extend(self.search.validate());
+        if self.precision != "auto" {
+            if let Err(e) = zerosum_nn::Precision::parse(&self.precision) {
+                errors.push(format!("precision: {e}"));
+            }
+        }
         errors.extend(self.model.validate());
         errors.extend(self.learner.validate());
         if self.self_play.games_per_generation == 0 || self.self_play.batch_games == 0 {

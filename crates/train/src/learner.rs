@@ -9,7 +9,7 @@ use rand::rngs::SmallRng;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use zerosum_games::Game;
-use zerosum_nn::{Device, Losses, Model};
+use zerosum_nn::{Device, DeviceBatch, Losses, Model, PendingLosses};
 
 use crate::actor::{read_batch, Lineup};
 use crate::arena::MatchReport;
@@ -86,6 +86,9 @@ impl RunIdentity {
         Ok(Some(identity))
     }
 }
+
+/// Batches a CUDA learner's loader thread keeps ready ahead of the steps.
+const PREFETCH_BATCHES: usize = 4;
 
 /// A network learning from a replay window, generation by generation: the run's learner,
 /// and `distill`'s networks trained through a finished run's games.
@@ -186,7 +189,6 @@ impl<'a, G: Game> Trainer<'a, G> {
         let batch_size = self.config.learner.batch_size;
         let steps = if self.buffer.is_empty() { 0 } else { steps };
         progress.phase_started(generation, Phase::Learn, steps);
-        let mut all = Vec::with_capacity(steps as usize);
         // All of the phase's samples are drawn up front, so that the curriculum can order
         // them oldest first.
         let indices = self.buffer.draw_indices(
@@ -194,13 +196,7 @@ impl<'a, G: Game> Trainer<'a, G> {
             self.config.learner.curriculum,
             rng,
         );
-        for chunk in indices.chunks(batch_size) {
-            let batch = self
-                .buffer
-                .batch(chunk, self.initial.num_actions(), &self.symmetries, rng);
-            all.push(self.optimizer.train_step(&batch));
-            progress.phase_advanced(1);
-        }
+        let all = self.steps_on(&indices, rng, progress);
         let tail = (all.len() / 10).max(1).min(all.len());
         LearnerReport {
             steps,
@@ -214,6 +210,46 @@ impl<'a, G: Game> Trainer<'a, G> {
             learning_rate: self.config.learner.learning_rate_at(self.optimizer.step()),
             seconds: start.elapsed().as_secs_f64(),
         }
+    }
+
+    /// One gradient step per `learner.batch_size` of `indices`, their losses read at the
+    /// end. On CUDA a loader thread builds and uploads each batch while the step before
+    /// runs (the same batches, drawn with `rng` in the same order).
+    fn steps_on(
+        &mut self,
+        indices: &[usize],
+        rng: &mut SmallRng,
+        progress: &mut dyn Handler,
+    ) -> Vec<zerosum_nn::Losses> {
+        let batch_size = self.config.learner.batch_size;
+        let num_actions = self.initial.num_actions();
+        let device = self.optimizer.model().device();
+        let (buffer, symmetries, optimizer) = (&self.buffer, &self.symmetries, &mut self.optimizer);
+        let mut pending = Vec::with_capacity(indices.len().div_ceil(batch_size));
+        if !device.is_cuda() {
+            for chunk in indices.chunks(batch_size) {
+                let batch = buffer.batch(chunk, num_actions, symmetries, rng);
+                pending.push(optimizer.step_on(&DeviceBatch::upload(&batch, device)));
+                progress.phase_advanced(1);
+            }
+            return PendingLosses::read_all(pending);
+        }
+        let (sender, batches) = std::sync::mpsc::sync_channel::<DeviceBatch>(PREFETCH_BATCHES);
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for chunk in indices.chunks(batch_size) {
+                    let batch = buffer.batch(chunk, num_actions, symmetries, rng);
+                    if sender.send(DeviceBatch::upload(&batch, device)).is_err() {
+                        return;
+                    }
+                }
+            });
+            for batch in batches {
+                pending.push(optimizer.step_on(&batch));
+                progress.phase_advanced(1);
+            }
+        });
+        PendingLosses::read_all(pending)
     }
 
     /// The gradient steps of a generation that added `new_positions`: `learner.epochs`

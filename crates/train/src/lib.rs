@@ -58,19 +58,19 @@ pub mod sink;
 pub mod store;
 pub mod uci_client;
 
-pub use actor::{Actor, ActorEvent, ActorOptions, ActorSummary};
+pub use actor::{run_self_play, Actor, ActorEvent, ActorOptions, ActorSummary, Lineup};
 pub use arena::{
     match_torch_threads, play_game, play_match, play_match_with_openings, MatchReport, Thinking,
 };
 pub use config::{
-    ArenaConfig, Mode, OpeningPlies, PlayConfig, ReplayConfig, ResolvedConfig, RunConfig,
-    SelfPlayConfig,
+    ArenaConfig, Inference, Mode, OpeningPlies, PlayConfig, ReplayConfig, ResolvedConfig,
+    RunConfig, SelfPlayConfig, CUDA_MAX_BATCH,
 };
 pub use error::TrainError;
 pub use history::RunHistory;
 pub use ladder::{run_ladder, LadderOptions, LadderReport};
 pub use learner::RunIdentity;
-pub use players::{build_agent, Agent, Choice, MctsAgent, PlayerSpec};
+pub use players::{build_agent, Agent, Choice, MctsAgent, PlayerSpec, Tuning};
 pub use record::{GameRecord, MoveStats};
 pub use replay::ReplayBuffer;
 pub use run::{train, train_with, RunSummary, TrainOptions};

@@ -20,18 +20,22 @@ use crate::uci_client::{UciClient, UciSpec};
 /// A player named on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
-    /// A trained network with search: `checkpoint:PATH[,sims=N]`.
+    /// A trained network with search: `checkpoint:PATH[,sims=N][,leaves=L][,precision=P]`.
     Checkpoint {
         /// The checkpoint (see `zerosum_nn::checkpoint_base`).
         path: PathBuf,
         /// Simulations per move; the caller's default when absent.
         sims: Option<usize>,
+        /// Leaves per network call and precision, where the spec sets them.
+        tuning: Tuning,
     },
     /// The model shipped for the game (`models/`, see [`crate::shipped`]) with search:
-    /// `shipped[:sims=N]`.
+    /// `shipped[:sims=N][,leaves=L][,precision=P]`.
     Shipped {
         /// Simulations per move; the model's own (its index entry's) when absent.
         sims: Option<usize>,
+        /// Leaves per network call and precision, where the spec sets them.
+        tuning: Tuning,
     },
     /// PUCT with uniform priors, one random rollout per leaf and the MCTS-solver:
     /// `mcts:N`.
@@ -65,6 +69,50 @@ pub enum PlayerSpec {
     /// A chess engine over the Universal Chess Interface:
     /// `uci:PROGRAM ARGS[;OPTION=VALUE...][;go=LIMITS]`.
     Uci(UciSpec),
+}
+
+/// What a network player's spec may set beside its simulations: `leaves=L`, the leaves of
+/// its search evaluated per network call (`search.leaves`), and `precision=fp32|bf16|fp16`,
+/// the number format its network runs in. Unset, the command's settings hold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tuning {
+    /// Leaves per network call.
+    pub leaves: Option<usize>,
+    /// The network's precision.
+    pub precision: Option<zerosum_nn::Precision>,
+}
+
+impl Tuning {
+    /// `search` with the leaves this sets.
+    fn search(&self, search: &SearchConfig) -> SearchConfig {
+        SearchConfig {
+            leaves: self.leaves.unwrap_or(search.leaves),
+            ..search.clone()
+        }
+    }
+
+    /// `model` in the precision this sets.
+    fn network(&self, model: Model) -> Result<Model, TrainError> {
+        match self.precision {
+            Some(precision) if precision != model.precision() => {
+                Ok(model.for_inference(precision)?)
+            }
+            _ => Ok(model),
+        }
+    }
+}
+
+impl std::fmt::Display for Tuning {
+    /// The options as a spec writes them, each after a comma.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(leaves) = self.leaves {
+            write!(f, ",leaves={leaves}")?;
+        }
+        if let Some(precision) = self.precision {
+            write!(f, ",precision={}", precision.name())?;
+        }
+        Ok(())
+    }
 }
 
 impl FromStr for PlayerSpec {
@@ -108,18 +156,22 @@ impl FromStr for PlayerSpec {
                 })?;
                 Ok(PlayerSpec::Uct { playouts, c })
             }
-            "shipped" => Ok(PlayerSpec::Shipped {
-                sims: read_sims(rest.split(',').filter(|o| !o.is_empty()), &bad)?,
-            }),
+            "shipped" => {
+                let (sims, tuning) =
+                    read_network_options(rest.split(',').filter(|o| !o.is_empty()), &bad)?;
+                Ok(PlayerSpec::Shipped { sims, tuning })
+            }
             "checkpoint" => {
                 let mut parts = rest.split(',');
                 let path = parts
                     .next()
                     .filter(|p| !p.is_empty())
                     .ok_or_else(|| bad("missing path"))?;
+                let (sims, tuning) = read_network_options(parts, &bad)?;
                 Ok(PlayerSpec::Checkpoint {
                     path: PathBuf::from(path),
-                    sims: read_sims(parts, &bad)?,
+                    sims,
+                    tuning,
                 })
             }
             "gtp" => {
@@ -142,20 +194,32 @@ fn positive(text: &str) -> Option<usize> {
     text.parse::<usize>().ok().filter(|&n| n > 0)
 }
 
-/// The one option a network player takes, `sims=N`, if given.
-fn read_sims<'a>(
+/// The options of a network player: `sims=N` and its [`Tuning`].
+fn read_network_options<'a>(
     options: impl Iterator<Item = &'a str>,
     bad: &impl Fn(&str) -> TrainError,
-) -> Result<Option<usize>, TrainError> {
-    let mut sims = None;
+) -> Result<(Option<usize>, Tuning), TrainError> {
+    let (mut sims, mut tuning) = (None, Tuning::default());
     read_options(options, bad, |key, value| {
-        if key != "sims" {
-            return Ok(false);
+        match key {
+            "sims" => {
+                sims = Some(positive(value).ok_or_else(|| bad("sims must be a positive integer"))?)
+            }
+            "leaves" => {
+                tuning.leaves =
+                    Some(positive(value).ok_or_else(|| bad("leaves must be a positive integer"))?)
+            }
+            "precision" => {
+                tuning.precision = Some(
+                    zerosum_nn::Precision::parse(value)
+                        .map_err(|_| bad("precision must be fp32, bf16 or fp16"))?,
+                )
+            }
+            _ => return Ok(false),
         }
-        sims = Some(positive(value).ok_or_else(|| bad("sims must be a positive integer"))?);
         Ok(true)
     })?;
-    Ok(sims)
+    Ok((sims, tuning))
 }
 
 /// Hands each `key=value` option of a player spec to `take`, which reads it or answers
@@ -190,9 +254,19 @@ impl std::fmt::Display for PlayerSpec {
                 write!(f, "uct:{playouts}")
             }
             PlayerSpec::Uct { playouts, c } => write!(f, "uct:{playouts},c={c}"),
-            PlayerSpec::Checkpoint { path, .. } => write!(f, "checkpoint:{}", path.display()),
-            PlayerSpec::Shipped { sims: None } => write!(f, "shipped"),
-            PlayerSpec::Shipped { sims: Some(sims) } => write!(f, "shipped:sims={sims}"),
+            PlayerSpec::Checkpoint { path, tuning, .. } => {
+                write!(f, "checkpoint:{}{tuning}", path.display())
+            }
+            PlayerSpec::Shipped { sims: None, tuning } if *tuning == Tuning::default() => {
+                write!(f, "shipped")
+            }
+            PlayerSpec::Shipped { sims: None, tuning } => {
+                write!(f, "shipped:{}", &tuning.to_string()[1..])
+            }
+            PlayerSpec::Shipped {
+                sims: Some(sims),
+                tuning,
+            } => write!(f, "shipped:sims={sims}{tuning}"),
             PlayerSpec::Gtp { command } => write!(f, "gtp:{}", command.join(" ")),
             PlayerSpec::Uci(spec) => write!(f, "{spec}"),
         }
@@ -204,11 +278,15 @@ impl PlayerSpec {
     /// not search stay as they are.
     pub fn with_sims(&self, sims: usize) -> PlayerSpec {
         match self.clone() {
-            PlayerSpec::Checkpoint { path, .. } => PlayerSpec::Checkpoint {
+            PlayerSpec::Checkpoint { path, tuning, .. } => PlayerSpec::Checkpoint {
                 path,
                 sims: Some(sims),
+                tuning,
             },
-            PlayerSpec::Shipped { .. } => PlayerSpec::Shipped { sims: Some(sims) },
+            PlayerSpec::Shipped { tuning, .. } => PlayerSpec::Shipped {
+                sims: Some(sims),
+                tuning,
+            },
             PlayerSpec::Mcts { .. } => PlayerSpec::Mcts { sims },
             PlayerSpec::Mc { .. } => PlayerSpec::Mc { playouts: sims },
             PlayerSpec::Uct { c, .. } => PlayerSpec::Uct { playouts: sims, c },
@@ -477,17 +555,17 @@ pub fn build_agent<G: Game>(
             playouts: *playouts,
             c: *c,
         }),
-        PlayerSpec::Checkpoint { path, sims } => {
+        PlayerSpec::Checkpoint { path, sims, tuning } => {
             let model = crate::checkpoints::load_location(&path.to_string_lossy(), game, device)?;
             Box::new(MctsAgent::with_network(
                 format!("checkpoint:{}", path.display()),
-                model,
+                tuning.network(model)?,
                 game,
-                search.clone(),
+                tuning.search(search),
                 sims.unwrap_or(default_sims),
             ))
         }
-        PlayerSpec::Shipped { sims } => {
+        PlayerSpec::Shipped { sims, tuning } => {
             let Some((model, network)) = crate::shipped::load_for(game, device)? else {
                 return Err(TrainError::BadPlayer {
                     spec: spec.to_string(),
@@ -496,9 +574,9 @@ pub fn build_agent<G: Game>(
             };
             Box::new(MctsAgent::with_network(
                 model.player_name(),
-                network,
+                tuning.network(network)?,
                 game,
-                search.clone(),
+                tuning.search(search),
                 sims.unwrap_or(model.sims),
             ))
         }
@@ -521,13 +599,47 @@ mod tests {
     fn specs_parse() {
         assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
         for (text, spec) in [
-            ("shipped", PlayerSpec::Shipped { sims: None }),
-            ("shipped:sims=50", PlayerSpec::Shipped { sims: Some(50) }),
+            (
+                "shipped",
+                PlayerSpec::Shipped {
+                    sims: None,
+                    tuning: Tuning::default(),
+                },
+            ),
+            (
+                "shipped:sims=50",
+                PlayerSpec::Shipped {
+                    sims: Some(50),
+                    tuning: Tuning::default(),
+                },
+            ),
+            (
+                "shipped:leaves=8",
+                PlayerSpec::Shipped {
+                    sims: None,
+                    tuning: Tuning {
+                        leaves: Some(8),
+                        precision: None,
+                    },
+                },
+            ),
+            (
+                "shipped:sims=50,leaves=8,precision=bf16",
+                PlayerSpec::Shipped {
+                    sims: Some(50),
+                    tuning: Tuning {
+                        leaves: Some(8),
+                        precision: Some(zerosum_nn::Precision::Bf16),
+                    },
+                },
+            ),
         ] {
             assert_eq!(text.parse::<PlayerSpec>().unwrap(), spec);
             assert_eq!(spec.to_string(), text);
         }
         assert!("shipped:sims=0".parse::<PlayerSpec>().is_err());
+        assert!("shipped:leaves=0".parse::<PlayerSpec>().is_err());
+        assert!("shipped:precision=fp8".parse::<PlayerSpec>().is_err());
         assert!("shipped:50".parse::<PlayerSpec>().is_err());
         let uci = "uci:stockfish;Skill Level=3".parse::<PlayerSpec>().unwrap();
         assert_eq!(uci.to_string(), "uci:stockfish;Skill Level=3");
@@ -570,7 +682,8 @@ mod tests {
                 .unwrap(),
             PlayerSpec::Checkpoint {
                 path: "runs/a/latest".into(),
-                sims: Some(50)
+                sims: Some(50),
+                tuning: Tuning::default(),
             }
         );
         for bad in [

@@ -514,7 +514,9 @@ fn play_generation<G: Game>(
     };
     let mut played = Vec::with_capacity(needed);
     let lineup = learner.lineup(needed, rng)?;
-    let counters = run_self_play(initial, config, lineup, rng, |record| {
+    // A generation under way finishes: Ctrl-C saves it first.
+    let finish = AtomicBool::new(false);
+    let counters = run_self_play(initial, config, lineup, rng, &finish, |record| {
         pending.push(record.clone());
         played.push(record);
         progress.phase_advanced(1);
@@ -545,7 +547,7 @@ fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> Self
         positions_per_second: counters.positions as f64 / seconds,
         simulations_per_second: counters.simulations as f64 / seconds,
         evaluations_per_second: counters.evaluations as f64 / seconds,
-        mean_batch: counters.evaluations as f64 / counters.calls.max(1) as f64,
+        mean_batch: counters.evaluations as f64 / counters.network_calls.max(1) as f64,
         cache_hit_rate: counters.cache_hits as f64
             / (counters.cache_hits + counters.evaluations).max(1) as f64,
         seconds: counters.seconds,
@@ -1018,12 +1020,23 @@ pub(crate) mod tests {
         }
     }
 
-    /// Self-play on two threads: each of the games asked for is handed on once, none lost
-    /// and none twice, whatever order the workers finish in.
-    #[test]
-    fn self_play_on_two_threads_records_every_game_once() {
+    fn tiny_shape() -> zerosum_nn::ModelConfig {
+        zerosum_nn::ModelConfig {
+            family: zerosum_nn::Family::Mlp,
+            hidden: 8,
+            layers: 1,
+            ..Default::default()
+        }
+    }
+
+    /// Tic-tac-toe self-play of `games` games with `self_play` settings, on the CPU.
+    fn tiny_self_play(
+        self_play: &str,
+        games: usize,
+        model: Option<&Model>,
+    ) -> (Vec<GameRecord>, SelfPlayCounters) {
         let game = zerosum_games::tic_tac_toe::TicTacToe::new();
-        let config = RunConfig::from_toml(
+        let text = format!(
             r#"
             game = "tictactoe"
             [model]
@@ -1033,33 +1046,83 @@ pub(crate) mod tests {
             [search]
             num_simulations = 4
             [self_play]
-            threads = 2
-            batch_games = 2
             random_opening_plies = 2
-            "#,
-            &[],
-        )
-        .unwrap();
-        let model = Model::for_game(&game, &config.model, zerosum_nn::Device::Cpu).unwrap();
+            {self_play}
+            "#
+        );
+        let config = RunConfig::from_toml(&text, &[]).unwrap();
+        let fresh = Model::for_game(&game, &config.model, zerosum_nn::Device::Cpu).unwrap();
         let mut records = Vec::new();
-        let lineup = crate::actor::Lineup::alone(&model, 7).unwrap();
+        let lineup = crate::actor::Lineup::alone(model.unwrap_or(&fresh), games).unwrap();
         let counters = run_self_play(
             &game,
             &config,
             lineup,
             &mut SmallRng::seed_from_u64(3),
+            &std::sync::atomic::AtomicBool::new(false),
             |record| {
                 records.push(record);
                 Ok(())
             },
         )
         .unwrap();
-        assert_eq!(records.len(), 7);
-        assert_eq!(counters.games, 7);
-        let recorded: usize = records.iter().map(GameRecord::samples).sum();
-        assert_eq!(recorded as u64, counters.positions);
-        for record in &records {
-            record.replay(&game).unwrap();
+        (records, counters)
+    }
+
+    /// Self-play on two threads: each of the games asked for is handed on once, none lost
+    /// and none twice, whatever order the workers finish in, with a network per thread or
+    /// one behind an inference server.
+    #[test]
+    fn self_play_on_two_threads_records_every_game_once() {
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        for inference in ["threads", "server"] {
+            let (records, counters) = tiny_self_play(
+                &format!("threads = 2\nbatch_games = 2\ninference = \"{inference}\""),
+                7,
+                None,
+            );
+            assert_eq!(records.len(), 7);
+            assert_eq!(counters.games, 7);
+            let recorded: usize = records.iter().map(GameRecord::samples).sum();
+            assert_eq!(recorded as u64, counters.positions);
+            for record in &records {
+                record.replay(&game).unwrap();
+            }
+            assert!(counters.network_calls <= counters.calls, "{inference}");
         }
+    }
+
+    /// One thread behind a server sees exactly the batches it would evaluate itself: the
+    /// same seed plays the same games either way.
+    #[test]
+    fn one_thread_plays_the_same_games_behind_a_server() {
+        let (game, shape) = (zerosum_games::tic_tac_toe::TicTacToe::new(), tiny_shape());
+        let model = Model::for_game(&game, &shape, zerosum_nn::Device::Cpu).unwrap();
+        let settings =
+            |inference| format!("threads = 1\nbatch_games = 3\ninference = \"{inference}\"");
+        let (own, _) = tiny_self_play(&settings("threads"), 6, Some(&model));
+        let (served, counters) = tiny_self_play(&settings("server"), 6, Some(&model));
+        assert_eq!(counters.network_calls, counters.calls);
+        let moves = |records: &[GameRecord]| -> Vec<_> {
+            records
+                .iter()
+                .map(|r| (r.actions.clone(), r.result.clone()))
+                .collect()
+        };
+        assert_eq!(moves(&own), moves(&served));
+    }
+
+    /// Many threads behind one server: their batches meet, so the network runs fewer,
+    /// larger passes than the threads ask for, none above the maximum.
+    #[test]
+    fn threads_behind_a_server_share_its_batches() {
+        let (records, counters) = tiny_self_play(
+            "threads = 4\nbatch_games = 4\ninference = \"server\"\nmax_batch = 12",
+            24,
+            None,
+        );
+        assert_eq!(records.len(), 24);
+        assert!(counters.network_calls < counters.calls, "{counters:?}");
+        assert!(counters.evaluations <= 12 * counters.network_calls);
     }
 }

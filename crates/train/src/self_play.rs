@@ -30,6 +30,9 @@ pub struct SelfPlayCounters {
     pub evaluations: u64,
     /// Evaluator calls.
     pub calls: u64,
+    /// Forward passes of the network: the evaluator calls, or with an inference server
+    /// the fewer, larger batches it ran them in.
+    pub network_calls: u64,
     /// Leaf lookups answered by the cache.
     pub cache_hits: u64,
     /// Seconds of wall time.
@@ -44,6 +47,7 @@ impl SelfPlayCounters {
         self.simulations += other.simulations;
         self.evaluations += other.evaluations;
         self.calls += other.calls;
+        self.network_calls += other.network_calls;
         self.cache_hits += other.cache_hits;
         self.seconds = self.seconds.max(other.seconds);
     }
@@ -225,6 +229,7 @@ pub fn self_play_lineup<G: Game, E: Evaluator<G> + ?Sized>(
     for (counting, cache) in &networks {
         counters.evaluations += counting.positions;
         counters.calls += counting.calls;
+        counters.network_calls += counting.calls;
         counters.cache_hits += cache.hits;
     }
     counters.seconds = start.elapsed().as_secs_f64();

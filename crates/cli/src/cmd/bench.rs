@@ -1,16 +1,36 @@
-//! `zerosum bench`: the network's bare batched forward rate and the self-play rate.
+//! `zerosum bench`: a network measured against its own ceiling on one device. The bare
+//! batched forward rate in each precision, self-play's evaluations/s with the mean batch
+//! the network saw, the learner's samples/s beside the bare forward and backward, and one
+//! search's simulations/s at several leaves per call.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use zerosum_games::{with_game, Game};
-use zerosum_nn::{parse_device, Model, NetEvaluator};
-use zerosum_train::{self_play, ResolvedConfig};
+use zerosum_nn::{
+    parse_device, Batch, DeviceBatch, Learner, Model, NetEvaluator, PendingLosses, Precision,
+};
+use zerosum_search::{search_one, EvalCache, Tree};
+use zerosum_train::{run_self_play, Lineup, ResolvedConfig, RunConfig};
 
 use super::common::{resolve_with_checkpoint, GameArgs};
+
+/// What `bench` measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Section {
+    /// The bare batched forward rate at each batch size and precision.
+    Forward,
+    /// Self-play as training runs it (threads, inference server, precision).
+    SelfPlay,
+    /// The learner's gradient steps.
+    Learner,
+    /// One search, as `play`, `gtp`, `uci` and `serve` run it.
+    Interactive,
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,17 +42,130 @@ pub struct Args {
     /// Batch sizes for the bare forward rate
     #[arg(long, value_delimiter = ',', default_value = "1,8,32,64,128,256")]
     pub batch_sizes: Vec<usize>,
+    /// Precisions of the bare forward rate, side by side
+    #[arg(long, value_delimiter = ',', default_value = "fp32,bf16")]
+    pub precisions: Vec<String>,
     /// Seconds per measurement
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
-    /// Self-play games (default: two batches of self_play.batch_games)
+    /// Self-play games (default: two rounds of every thread's self_play.batch_games)
     #[arg(long)]
     pub games: Option<usize>,
+    /// Stop self-play after this many seconds, the games in progress abandoned (default:
+    /// play the games out)
+    #[arg(long)]
+    pub self_play_seconds: Option<f64>,
+    /// Leaves per network call of the interactive search, each measured
+    #[arg(long, value_delimiter = ',', default_value = "1,8")]
+    pub leaves: Vec<usize>,
+    /// Simulations of each interactive search
+    #[arg(long, default_value_t = 800)]
+    pub sims: usize,
+    /// What to measure (default: all of it)
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub sections: Vec<Section>,
 }
 
 pub fn run(args: Args) -> Result<()> {
+    if !(args.seconds.is_finite() && args.seconds > 0.0) {
+        bail!("--seconds must be a positive number, got {}", args.seconds);
+    }
+    if let Some(bad) = args.batch_sizes.iter().find(|&&b| b == 0) {
+        bail!("--batch-sizes must all be at least 1, got {bad}");
+    }
+    if args
+        .self_play_seconds
+        .is_some_and(|s| !(s.is_finite() && s > 0.0))
+    {
+        bail!("--self-play-seconds must be a positive number");
+    }
+    if args.leaves.contains(&0) || args.sims == 0 {
+        bail!("--leaves and --sims must be at least 1");
+    }
+    let precisions = args
+        .precisions
+        .iter()
+        .map(|p| Precision::parse(p))
+        .collect::<Result<Vec<_>, _>>()?;
     let (game, config) = resolve_with_checkpoint(&args.game, args.checkpoint.as_deref())?;
-    with_game!(&game, g => bench(g, &config, &args))
+    with_game!(&game, g => bench(g, &config, &args, &precisions))
+}
+
+/// The figures the closing `summary` line gathers for scripts.
+#[derive(Default)]
+struct Summary {
+    fields: Vec<(String, String)>,
+}
+
+impl Summary {
+    fn add(&mut self, key: &str, value: impl std::fmt::Display) {
+        self.fields.push((key.to_string(), value.to_string()));
+    }
+}
+
+fn bench<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    args: &Args,
+    precisions: &[Precision],
+) -> Result<()> {
+    let device = parse_device(&config.device)?;
+    zerosum_nn::init_torch(config.seed, config.torch_threads);
+    let model = match &args.checkpoint {
+        Some(path) => {
+            zerosum_train::checkpoints::load_location(&path.to_string_lossy(), initial, device)?
+        }
+        None => Model::for_game(initial, &config.model, device)?,
+    };
+    println!(
+        "{} on {:?} with {} torch threads, model {:?}",
+        initial.name(),
+        device,
+        zerosum_nn::torch_threads(),
+        config.model
+    );
+    let wants = |section| args.sections.is_empty() || args.sections.contains(&section);
+    let budget = Duration::from_secs_f64(args.seconds);
+    let mut rng = SmallRng::seed_from_u64(config.seed);
+    let mut summary = Summary::default();
+    summary.add("device", format!("{device:?}").to_lowercase());
+    let mut forward = Vec::new();
+    if wants(Section::Forward) || wants(Section::SelfPlay) {
+        forward = forward_rates(initial, &model, args, precisions, budget, &mut rng)?;
+        if let Some(&(batch, ref rates)) = forward.last() {
+            for (precision, rate) in precisions.iter().zip(rates) {
+                summary.add(
+                    &format!("forward_{}_{batch}", precision.name()),
+                    rate.round(),
+                );
+            }
+        }
+    }
+    if wants(Section::SelfPlay) {
+        self_play_rate(
+            initial,
+            config,
+            &model,
+            args,
+            &forward,
+            precisions,
+            &mut rng,
+            &mut summary,
+        )?;
+    }
+    if wants(Section::Learner) {
+        learner_rate(initial, config, &model, budget, &mut rng, &mut summary)?;
+    }
+    if wants(Section::Interactive) {
+        interactive_rate(initial, config, &model, args, &mut rng, &mut summary)?;
+    }
+    let line: Vec<String> = summary
+        .fields
+        .iter()
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect();
+    println!("summary: {}", line.join(" "));
+    Ok(())
 }
 
 /// Positions from random games, as varied as self-play's.
@@ -49,90 +182,281 @@ fn random_positions<G: Game>(initial: &G, count: usize, rng: &mut SmallRng) -> V
     out
 }
 
-fn bench<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()> {
-    let device = parse_device(&config.device)?;
-    zerosum_nn::init_torch(config.seed, config.torch_threads);
-    let model = match &args.checkpoint {
-        Some(path) => {
-            zerosum_train::checkpoints::load_location(&path.to_string_lossy(), initial, device)?
-        }
-        None => Model::for_game(initial, &config.model, device)?,
-    };
-    let mut rng = SmallRng::seed_from_u64(config.seed);
-    println!(
-        "{} on {:?} with {} torch threads, model {:?}",
-        initial.name(),
-        device,
-        zerosum_nn::torch_threads(),
-        config.model
-    );
-    println!("bare forward (observe + forward + copy out):");
-    if !(args.seconds.is_finite() && args.seconds > 0.0) {
-        anyhow::bail!("--seconds must be a positive number, got {}", args.seconds);
+/// Runs `work` until `budget` has passed (and at least three times); calls a second.
+fn calls_per_second(budget: Duration, mut work: impl FnMut()) -> f64 {
+    work();
+    let start = Instant::now();
+    let mut calls = 0u64;
+    while start.elapsed() < budget || calls < 3 {
+        work();
+        calls += 1;
     }
-    if let Some(bad) = args.batch_sizes.iter().find(|&&b| b == 0) {
-        anyhow::bail!("--batch-sizes must all be at least 1, got {bad}");
-    }
-    let budget = Duration::from_secs_f64(args.seconds);
+    calls as f64 / start.elapsed().as_secs_f64()
+}
+
+/// The bare forward rate (observe, forward, copy out) at each batch size, one column per
+/// precision: `(batch, rates)` rows.
+fn forward_rates<G: Game>(
+    initial: &G,
+    model: &Model,
+    args: &Args,
+    precisions: &[Precision],
+    budget: Duration,
+    rng: &mut SmallRng,
+) -> Result<Vec<(usize, Vec<f64>)>> {
+    let models = precisions
+        .iter()
+        .map(|&p| model.for_inference(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names: Vec<String> = precisions
+        .iter()
+        .map(|p| format!("{:>12}", p.name()))
+        .collect();
+    println!("bare forward, positions/s (observe + forward + copy out):");
+    println!("  batch {}", names.join(""));
     let obs_len = initial.obs_len();
-    let mut forward_rate = Vec::new();
+    let mut rows = Vec::new();
     for &batch in &args.batch_sizes {
-        let positions = random_positions(initial, batch, &mut rng);
+        let positions = random_positions(initial, batch, rng);
         let mut obs = vec![0.0; batch * obs_len];
         let mut logits = vec![0.0; batch * initial.num_actions()];
         let mut values = vec![0.0; batch];
-        let start = Instant::now();
-        let mut calls = 0u64;
-        while start.elapsed() < budget || calls < 3 {
-            for (p, o) in positions.iter().zip(obs.chunks_exact_mut(obs_len)) {
-                p.observe(o);
-            }
-            model.predict(&obs, batch, &mut logits, &mut values);
-            calls += 1;
-        }
-        let rate = (calls * batch as u64) as f64 / start.elapsed().as_secs_f64();
-        println!("  batch {batch:>4}: {rate:>10.0} positions/s");
-        forward_rate.push((batch, rate));
+        let rates: Vec<f64> = models
+            .iter()
+            .map(|model| {
+                batch as f64
+                    * calls_per_second(budget, || {
+                        for (p, o) in positions.iter().zip(obs.chunks_exact_mut(obs_len)) {
+                            p.observe(o);
+                        }
+                        model.predict(&obs, batch, &mut logits, &mut values);
+                    })
+            })
+            .collect();
+        let cells: Vec<String> = rates.iter().map(|r| format!("{r:>12.0}")).collect();
+        println!("  {batch:>5} {}", cells.join(""));
+        rows.push((batch, rates));
     }
-    let batch = config.self_play.batch_games;
-    let games = args.games.unwrap_or(2 * batch);
-    let mut evaluator = NetEvaluator::new(model.try_clone()?, initial);
-    let mut search = config.search.clone();
+    Ok(rows)
+}
+
+/// Self-play as a synchronous generation plays it, cache off: evaluations/s, the mean
+/// batch the network saw, and the ratio to the bare rate at the largest batch it could see.
+#[allow(clippy::too_many_arguments)]
+fn self_play_rate<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    model: &Model,
+    args: &Args,
+    forward: &[(usize, Vec<f64>)],
+    precisions: &[Precision],
+    rng: &mut SmallRng,
+    summary: &mut Summary,
+) -> Result<()> {
+    let mut run: RunConfig = (**config).clone();
     // The cache would hide network calls; the comparison is with the bare forward rate.
-    search.cache_capacity = 0;
-    let counters = self_play(
-        initial,
-        &mut evaluator,
-        &search,
-        &config.self_play,
-        games,
-        &mut rng,
-        |_| {},
-    );
+    run.search.cache_capacity = 0;
+    let device = model.device();
+    let threads = run.self_play.threads.max(1);
+    let per_round = run.self_play.batch_games * threads;
+    let games = args.games.unwrap_or(2 * per_round);
+    let server = run.self_play.uses_server(device);
+    let precision = run.inference_precision(device);
+    let ceiling_batch = if server {
+        run.self_play.server_batch(device, threads)
+    } else {
+        run.self_play.batch_games
+    };
+    let stop = AtomicBool::new(false);
+    let counters = std::thread::scope(|scope| {
+        if let Some(seconds) = args.self_play_seconds {
+            let stop = &stop;
+            scope.spawn(move || {
+                let end = Instant::now() + Duration::from_secs_f64(seconds);
+                while !stop.load(Ordering::Relaxed) && Instant::now() < end {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                stop.store(true, Ordering::Relaxed);
+            });
+        }
+        let counters = run_self_play(
+            initial,
+            &run,
+            Lineup::alone(model, games)?,
+            rng,
+            &stop,
+            |_| Ok(()),
+        );
+        stop.store(true, Ordering::Relaxed);
+        counters
+    })?;
     let seconds = counters.seconds.max(1e-9);
     let eval_rate = counters.evaluations as f64 / seconds;
-    let mean_batch = counters.evaluations as f64 / counters.calls.max(1) as f64;
+    let mean_batch = counters.evaluations as f64 / counters.network_calls.max(1) as f64;
     println!(
-        "self-play ({games} games, {batch} in lockstep, {} simulations per move, cache off):",
-        search.num_simulations
+        "self-play ({games} games, {threads} threads x {} in lockstep, {}, {} simulations a move, {}, cache off):",
+        run.self_play.batch_games,
+        if server {
+            format!("one inference server, batches up to {ceiling_batch}")
+        } else {
+            "a network per thread".to_string()
+        },
+        run.search.num_simulations,
+        precision.name(),
     );
     println!(
-        "  {:>10.0} simulations/s",
-        counters.simulations as f64 / seconds
+        "  {:>10.0} simulations/s, {} games finished in {seconds:.1} s",
+        counters.simulations as f64 / seconds,
+        counters.games
     );
     println!(
         "  {:>10.0} positions/s recorded (every move, unless playout cap randomization is on)",
         counters.positions as f64 / seconds
     );
+    println!("  {eval_rate:>10.0} network evaluations/s at a mean batch of {mean_batch:.1}");
+    summary.add("selfplay_evals", eval_rate.round());
+    summary.add("selfplay_mean_batch", format!("{mean_batch:.1}"));
+    let column = precisions.iter().position(|&p| p == precision);
+    // The bare rate at the largest batch the network could see: the smallest measured
+    // batch that large, or the largest measured.
+    let ceiling = column.and_then(|c| {
+        let row = forward
+            .iter()
+            .filter(|(b, _)| *b >= ceiling_batch)
+            .min_by_key(|(b, _)| *b)
+            .or_else(|| forward.iter().max_by_key(|(b, _)| *b));
+        row.map(|(b, rates)| (*b, rates[c]))
+    });
+    match ceiling {
+        Some((batch, rate)) => {
+            println!(
+                "  = {:.0}% of the bare {} forward rate at batch {batch}",
+                100.0 * eval_rate / rate,
+                precision.name()
+            );
+            summary.add("selfplay_ceiling_batch", batch);
+            summary.add("selfplay_ratio", format!("{:.2}", eval_rate / rate));
+        }
+        None => println!(
+            "  (no bare {} forward rate measured to compare with: add it to --precisions)",
+            precision.name()
+        ),
+    }
+    Ok(())
+}
+
+/// A training batch of `size` random positions with uniform policy targets.
+fn random_batch<G: Game>(initial: &G, size: usize, rng: &mut SmallRng) -> Batch {
+    let (obs_len, actions) = (initial.obs_len(), initial.num_actions());
+    let mut batch = Batch {
+        obs: vec![0.0; size * obs_len],
+        policy: vec![0.0; size * actions],
+        value: Vec::with_capacity(size),
+        mask: vec![0.0; size * actions],
+        reply: Vec::new(),
+        has_reply: Vec::new(),
+        size,
+    };
+    for (i, position) in random_positions(initial, size, rng).iter().enumerate() {
+        position.observe(&mut batch.obs[i * obs_len..(i + 1) * obs_len]);
+        let legal = position.legal_action_vec();
+        for &a in &legal {
+            batch.policy[i * actions + a] = 1.0 / legal.len() as f32;
+            batch.mask[i * actions + a] = 1.0;
+        }
+        batch.value.push(if rng.random() { 1.0 } else { -1.0 });
+    }
+    batch
+}
+
+/// The learner's samples/s against the bare forward and backward of the same batch.
+fn learner_rate<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    model: &Model,
+    budget: Duration,
+    rng: &mut SmallRng,
+    summary: &mut Summary,
+) -> Result<()> {
+    let size = config.learner.batch_size;
+    let batches: Vec<Batch> = (0..8).map(|_| random_batch(initial, size, rng)).collect();
+    let bare = size as f64 * zerosum_nn::forward_backward_rate(model, &batches[0], budget)?;
+    let mut learner = Learner::new(model.try_clone()?, &config.learner, 0)?;
+    // As a generation's learning runs: batches already on the device (a loader thread
+    // uploads them on CUDA while the steps run), the losses read once at the end.
+    let on_device: Vec<DeviceBatch> = batches
+        .iter()
+        .map(|b| DeviceBatch::upload(b, model.device()))
+        .collect();
+    PendingLosses::read_all(vec![learner.step_on(&on_device[0])]);
+    let start = Instant::now();
+    let (mut count, mut pending) = (0, Vec::new());
+    while start.elapsed() < budget || count < 3 {
+        pending.push(learner.step_on(&on_device[count % on_device.len()]));
+        count += 1;
+        if pending.len() == 64 {
+            // Waiting now and then keeps the host from queueing far ahead of the device.
+            PendingLosses::read_all(std::mem::take(&mut pending));
+        }
+    }
+    PendingLosses::read_all(pending);
+    let steps = count as f64 / start.elapsed().as_secs_f64();
+    let rate = size as f64 * steps;
+    println!("learner (batch {size}):");
     println!(
-        "  {:>10.0} network evaluations/s at a mean batch of {mean_batch:.1}",
-        eval_rate
+        "  {rate:>10.0} samples/s in gradient steps ({:.1} ms a step), {:.0}% of the bare forward and backward ({bare:.0}/s)",
+        1000.0 / steps,
+        100.0 * rate / bare
     );
-    if let Some(&(b, rate)) = forward_rate.iter().min_by_key(|(b, _)| b.abs_diff(batch)) {
-        println!(
-            "  = {:.0}% of the bare forward rate at batch {b}",
-            100.0 * eval_rate / rate
+    summary.add("learner_samples", rate.round());
+    summary.add("learner_bare", bare.round());
+    Ok(())
+}
+
+/// One search from the start position, as the front ends run it, at each leaf count.
+fn interactive_rate<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    model: &Model,
+    args: &Args,
+    rng: &mut SmallRng,
+    summary: &mut Summary,
+) -> Result<()> {
+    println!(
+        "interactive search ({} simulations from the start):",
+        args.sims
+    );
+    let mut evaluator = NetEvaluator::new(model.try_clone()?, initial);
+    for &leaves in &args.leaves {
+        let mut search = config.search.clone();
+        search.leaves = leaves;
+        // Warm up once, so that the device's first call does not count.
+        let mut tree = Tree::new(initial.clone());
+        search_one(
+            &mut tree,
+            &mut evaluator,
+            &search,
+            8,
+            &mut EvalCache::new(0),
+            rng,
         );
+        let calls = evaluator.calls;
+        let start = Instant::now();
+        let mut tree = Tree::new(initial.clone());
+        search_one(
+            &mut tree,
+            &mut evaluator,
+            &search,
+            args.sims,
+            &mut EvalCache::new(0),
+            rng,
+        );
+        let rate = args.sims as f64 / start.elapsed().as_secs_f64();
+        println!(
+            "  leaves {leaves:>3}: {rate:>10.0} simulations/s, {} network calls",
+            evaluator.calls - calls
+        );
+        summary.add(&format!("interactive_{leaves}"), rate.round());
     }
     Ok(())
 }

@@ -175,6 +175,7 @@ impl AgentArgs {
                 spec: PlayerSpec::Checkpoint {
                     path: path.clone(),
                     sims: Some(play_sims),
+                    tuning: Default::default(),
                 },
                 sims: play_sims,
                 label: format!("checkpoint {}", path.display()),
@@ -186,8 +187,13 @@ impl AgentArgs {
                 (_, Some(sims)) => sims,
                 (PlayerSpec::Mcts { sims }, None) => *sims,
                 (PlayerSpec::Mc { playouts } | PlayerSpec::Uct { playouts, .. }, None) => *playouts,
-                (PlayerSpec::Shipped { sims: None }, None) => shipped_sims(game)?,
-                (PlayerSpec::Shipped { sims: Some(sims) }, None) => *sims,
+                (PlayerSpec::Shipped { sims: None, .. }, None) => shipped_sims(game)?,
+                (
+                    PlayerSpec::Shipped {
+                        sims: Some(sims), ..
+                    },
+                    None,
+                ) => *sims,
                 (_, None) => play_sims,
             };
             let spec = match self.sims {
@@ -213,7 +219,10 @@ pub fn default_player(game: &str, sims: Option<usize>) -> Result<Chosen> {
         Some(model) => {
             let sims = sims.unwrap_or(model.sims);
             Chosen {
-                spec: PlayerSpec::Shipped { sims: Some(sims) },
+                spec: PlayerSpec::Shipped {
+                    sims: Some(sims),
+                    tuning: Default::default(),
+                },
                 sims,
                 note: Some(format!(
                     "{}, {sims} simulations a move (--agent mcts:{DEFAULT_ROLLOUT_SIMS} for plain MCTS)",

@@ -84,7 +84,7 @@ fn repick<G: Game>(
     let rollout_allowed = chosen.is_default();
     // `--agent shipped:sims=N` keeps its N on every board.
     let sims = match chosen.spec {
-        PlayerSpec::Shipped { sims: Some(n) } if !rollout_allowed => sims.or(Some(n)),
+        PlayerSpec::Shipped { sims: Some(n), .. } if !rollout_allowed => sims.or(Some(n)),
         _ => sims,
     };
     let mut playing = default_player(&initial.name(), sims)?.label;

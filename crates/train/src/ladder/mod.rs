@@ -148,7 +148,11 @@ pub fn ladder_players(
         }
         checkpoints.push(LadderPlayer {
             name: layout::generation_name(meta.generation),
-            spec: PlayerSpec::Checkpoint { path, sims: None },
+            spec: PlayerSpec::Checkpoint {
+                path,
+                sims: None,
+                tuning: Default::default(),
+            },
             generation: Some(meta.generation),
             step: Some(meta.step),
         });
@@ -354,6 +358,7 @@ mod tests {
             spec: PlayerSpec::Checkpoint {
                 path: layout::generation_name(generation).into(),
                 sims: None,
+                tuning: Default::default(),
             },
             generation: Some(generation),
             step: Some(generation * 10),
