@@ -94,6 +94,15 @@ pub struct SearchConfig {
     /// `gtp`, `uci`, `serve`, the arena) fill a GPU's batch. 1 evaluates one leaf at a time.
     /// Self-play's lockstep batches across games and searches one leaf per tree.
     pub leaves: usize,
+    /// Outside self-play: a search whose budget covers every legal root move visits each
+    /// once first, the highest prior first, so that no move is left unseen however low the
+    /// network's prior for it (a winning capture at prior 0.0004 went unvisited at 2,000
+    /// simulations without it). Self-play keeps PUCT's own choice.
+    pub visit_every_root_move: bool,
+    /// Outside self-play, with the solver: a child proven a draw gets no further
+    /// simulations while a sibling is unproven (they cannot change its value); the budget
+    /// goes to the unproven moves, and the draw is played unless one of them looks better.
+    pub skip_proven: bool,
 }
 
 impl Default for SearchConfig {
@@ -118,6 +127,8 @@ impl Default for SearchConfig {
             final_choice: FinalChoice::Visits,
             forced_playouts_k: 0.0,
             leaves: 1,
+            visit_every_root_move: true,
+            skip_proven: true,
         }
     }
 }
@@ -127,6 +138,16 @@ impl SearchConfig {
     /// budget from an empty root, so the Gumbel root starts afresh every move.
     pub fn keeps_subtree(&self) -> bool {
         self.reuse_tree && self.algorithm == Algorithm::Puct
+    }
+
+    /// The search self-play runs: PUCT's own choices everywhere, so that the visit targets
+    /// are the search's, unchanged by the rules made for playing a game out.
+    pub fn for_self_play(&self) -> SearchConfig {
+        SearchConfig {
+            visit_every_root_move: false,
+            skip_proven: false,
+            ..self.clone()
+        }
     }
 
     /// Problems that make the search meaningless, as one-line messages.

@@ -52,6 +52,28 @@ fn forced_child<G: Game>(tree: &Tree<G>, config: &SearchConfig) -> Option<NodeId
         .map(|(c, _)| c)
 }
 
+/// Outside self-play, with a `budget` that covers every root move: the unvisited root child
+/// of highest prior that is not a proven loss, if any is left.
+pub(crate) fn unvisited_root_child<G: Game>(
+    tree: &Tree<G>,
+    config: &SearchConfig,
+    budget: usize,
+) -> Option<NodeId> {
+    let root = tree.root();
+    if !config.visit_every_root_move
+        || tree.mode == SearchMode::SelfPlay
+        || budget < root.num_children as usize
+    {
+        return None;
+    }
+    root.children()
+        .filter(|&c| {
+            let n = tree.node(c);
+            n.visits == 0 && n.bound.seen_by(n.player, root.player) != Bound::Loss
+        })
+        .max_by(|&a, &b| tree.node(a).prior.total_cmp(&tree.node(b).prior))
+}
+
 /// The child of `parent` that PUCT picks. With the solver on, a proven win for the
 /// parent's mover is taken at once and proven losses are avoided while anything else is
 /// left.
@@ -69,10 +91,16 @@ pub(crate) fn select_child<G: Game>(
     let sqrt_n = (p.visits.max(1) as f32).sqrt();
     let parent_value = p.mean_value();
     let fpu = fpu_value(config.fpu, parent_value);
+    // A proven draw is set aside while anything is still open ([`SearchConfig::skip_proven`]).
+    let skip_draws =
+        tree.skips_proven && p.children().any(|c| tree.node(c).bound == Bound::Unknown);
     let mut best = None;
     let mut best_score = f32::NEG_INFINITY;
     for child in p.children() {
         let c = tree.node(child);
+        if skip_draws && c.bound == Bound::Draw {
+            continue;
+        }
         let q = if config.solver && c.bound != Bound::Unknown {
             match c.bound.seen_by(c.player, p.player) {
                 Bound::Win => return tree.quickest_win(parent).unwrap_or(child),

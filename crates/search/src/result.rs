@@ -124,11 +124,26 @@ impl<G: Game> Tree<G> {
             let n = self.node(c);
             n.bound.seen_by(n.player, root.player)
         };
-        let candidates: Vec<NodeId> = children
+        let mut candidates: Vec<NodeId> = children
             .iter()
             .copied()
             .filter(|&c| bound_for_root(c) != Bound::Loss)
             .collect();
+        if self.skips_proven && candidates.iter().any(|&c| bound_for_root(c) == Bound::Draw) {
+            // The draw stopped taking visits once proven: an open move is preferred to it
+            // only where its value says it is no worse.
+            candidates.retain(|&c| {
+                bound_for_root(c) == Bound::Draw
+                    || self
+                        .child_value_for_parent(NodeId::ROOT, c)
+                        .is_some_and(|q| q >= 0.0)
+            });
+            let draws_only = candidates.iter().all(|&c| bound_for_root(c) == Bound::Draw);
+            if draws_only {
+                return Some(self.node(candidates[0]).action);
+            }
+            candidates.retain(|&c| bound_for_root(c) != Bound::Draw);
+        }
         if candidates.is_empty() {
             // Every move loses against best play: hold out longest, for an opponent may err.
             let slowest = children

@@ -19,7 +19,9 @@ pub(crate) struct Leaf<G> {
 
 /// Walks from the root to a leaf by PUCT, applying actions to a copy of the root position.
 /// Sets each node's player on its first visit.
-pub(crate) fn select<G: Game>(tree: &mut Tree<G>, config: &SearchConfig) -> Leaf<G> {
+/// `budget` is the move's whole budget: a root every move of which it covers is searched
+/// move by move first ([`SearchConfig::visit_every_root_move`]).
+pub(crate) fn select<G: Game>(tree: &mut Tree<G>, config: &SearchConfig, budget: usize) -> Leaf<G> {
     let mut position = tree.root_position().clone();
     let mut path = vec![NodeId::ROOT];
     let mut node = NodeId::ROOT;
@@ -30,6 +32,10 @@ pub(crate) fn select<G: Game>(tree: &mut Tree<G>, config: &SearchConfig) -> Leaf
             return Leaf { path, position };
         }
         let child = match config.algorithm {
+            Algorithm::Puct if node == NodeId::ROOT => {
+                crate::puct::unvisited_root_child(tree, config, budget)
+                    .unwrap_or_else(|| crate::puct::select_child(tree, node, config))
+            }
             Algorithm::Puct => crate::puct::select_child(tree, node, config),
             Algorithm::Gumbel if node == NodeId::ROOT => crate::gumbel::select_root(tree, config)
                 .unwrap_or_else(|| crate::puct::select_child(tree, node, config)),
@@ -291,7 +297,9 @@ fn select_and_settle<G: Game>(
     {
         crate::gumbel::init_root(tree, config, budget, rng);
     }
-    let leaf = select(tree, config);
+    tree.skips_proven =
+        config.solver && config.skip_proven && tree.mode != crate::tree::SearchMode::SelfPlay;
+    let leaf = select(tree, config, budget);
     let id = *leaf.path.last().expect("non-empty path");
     if let Some(outcome) = leaf.position.outcome() {
         let player = tree.node(id).player;

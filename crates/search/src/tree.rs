@@ -150,6 +150,9 @@ pub struct Tree<G: Game> {
     root_position: G,
     /// What the search now running is for; set by [`Tree::begin_search`].
     pub(crate) mode: SearchMode,
+    /// Whether the search sets proven draws aside ([`SearchConfig::skip_proven`]), which
+    /// the final choice then weighs by value rather than by visits.
+    pub(crate) skips_proven: bool,
     /// The Gumbel root's draws and schedule, once set up.
     pub(crate) gumbel: Option<crate::gumbel::GumbelRoot>,
     /// The root children's priors as the network gave them, kept when root noise changed
@@ -165,6 +168,7 @@ impl<G: Game> Tree<G> {
             nodes: vec![root],
             root_position,
             mode: SearchMode::Play,
+            skips_proven: false,
             gumbel: None,
             network_root_priors: None,
         }

@@ -13,7 +13,7 @@ pub enum TrainError {
     #[error("bad config: {0}")]
     BadConfig(String),
     /// A player spec that names no player.
-    #[error("bad player '{spec}': {reason} (expected checkpoint:PATH[,sims=N], mcts:N, uct:N[,c=C], mc:N, shipped[:sims=N], random, perfect, human, gtp:COMMAND or uci:COMMAND[;OPTION=VALUE][;go=LIMITS])")]
+    #[error("bad player '{spec}': {reason} (expected checkpoint:PATH[,sims=N][,search.KEY=VALUE][,precision=P], mcts:N, uct:N[,c=C], mc:N, shipped[:sims=N][,search.KEY=VALUE][,precision=P], random, perfect, human, gtp:COMMAND or uci:COMMAND[;OPTION=VALUE][;go=LIMITS])")]
     BadPlayer {
         /// The spec as given.
         spec: String,

@@ -20,7 +20,8 @@ use crate::uci_client::{UciClient, UciSpec};
 /// A player named on the command line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
-    /// A trained network with search: `checkpoint:PATH[,sims=N][,leaves=L][,precision=P]`.
+    /// A trained network with search:
+    /// `checkpoint:PATH[,sims=N][,search.KEY=VALUE...][,precision=P]`.
     Checkpoint {
         /// The checkpoint (see `zerosum_nn::checkpoint_base`).
         path: PathBuf,
@@ -30,7 +31,7 @@ pub enum PlayerSpec {
         tuning: Tuning,
     },
     /// The model shipped for the game (`models/`, see [`crate::shipped`]) with search:
-    /// `shipped[:sims=N][,leaves=L][,precision=P]`.
+    /// `shipped[:sims=N][,search.KEY=VALUE...][,precision=P]`.
     Shipped {
         /// Simulations per move; the model's own (its index entry's) when absent.
         sims: Option<usize>,
@@ -71,23 +72,33 @@ pub enum PlayerSpec {
     Uci(UciSpec),
 }
 
-/// What a network player's spec may set beside its simulations: `leaves=L`, the leaves of
-/// its search evaluated per network call (`search.leaves`), and `precision=fp32|bf16|fp16`,
-/// the number format its network runs in. Unset, the command's settings hold.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a network player's spec may set beside its simulations: `search.KEY=VALUE`, any
+/// key of the `[search]` config for this player alone (`search.leaves=8`: eight leaves of
+/// its search per network call), and `precision=fp32|bf16|fp16`, the number format its
+/// network runs in. Unset, the command's settings hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tuning {
-    /// Leaves per network call.
-    pub leaves: Option<usize>,
+    /// `[search]` overrides, `KEY=VALUE` each, in the order given.
+    pub search: Vec<String>,
     /// The network's precision.
     pub precision: Option<zerosum_nn::Precision>,
 }
 
 impl Tuning {
-    /// `search` with the leaves this sets.
-    fn search(&self, search: &SearchConfig) -> SearchConfig {
-        SearchConfig {
-            leaves: self.leaves.unwrap_or(search.leaves),
-            ..search.clone()
+    /// `search` with this player's overrides.
+    fn search(&self, search: &SearchConfig) -> Result<SearchConfig, TrainError> {
+        if self.search.is_empty() {
+            return Ok(search.clone());
+        }
+        let mut root = toml::Table::new();
+        let table = toml::Value::try_from(search).expect("a search config serialises");
+        root.insert("search".to_string(), table);
+        let text = toml::to_string(&root).expect("a table serialises");
+        let overrides: Vec<String> = self.search.iter().map(|o| format!("search.{o}")).collect();
+        let config = crate::config::RunConfig::from_toml(&text, &overrides)?;
+        match config.search.validate().into_iter().next() {
+            Some(problem) => Err(TrainError::BadConfig(problem)),
+            None => Ok(config.search),
         }
     }
 
@@ -105,8 +116,8 @@ impl Tuning {
 impl std::fmt::Display for Tuning {
     /// The options as a spec writes them, each after a comma.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if let Some(leaves) = self.leaves {
-            write!(f, ",leaves={leaves}")?;
+        for item in &self.search {
+            write!(f, ",search.{item}")?;
         }
         if let Some(precision) = self.precision {
             write!(f, ",precision={}", precision.name())?;
@@ -205,17 +216,21 @@ fn read_network_options<'a>(
             "sims" => {
                 sims = Some(positive(value).ok_or_else(|| bad("sims must be a positive integer"))?)
             }
-            "leaves" => {
-                tuning.leaves =
-                    Some(positive(value).ok_or_else(|| bad("leaves must be a positive integer"))?)
-            }
             "precision" => {
                 tuning.precision = Some(
                     zerosum_nn::Precision::parse(value)
                         .map_err(|_| bad("precision must be fp32, bf16 or fp16"))?,
                 )
             }
-            _ => return Ok(false),
+            _ => match key.strip_prefix("search.") {
+                Some(search_key) => {
+                    tuning.search.push(format!("{search_key}={value}"));
+                    tuning
+                        .search(&SearchConfig::default())
+                        .map_err(|e| bad(&format!("{key}: {e}")))?;
+                }
+                None => return Ok(false),
+            },
         }
         Ok(true)
     })?;
@@ -257,7 +272,7 @@ impl std::fmt::Display for PlayerSpec {
             PlayerSpec::Checkpoint { path, tuning, .. } => {
                 write!(f, "checkpoint:{}{tuning}", path.display())
             }
-            PlayerSpec::Shipped { sims: None, tuning } if *tuning == Tuning::default() => {
+            PlayerSpec::Shipped { sims: None, tuning } if tuning == &Tuning::default() => {
                 write!(f, "shipped")
             }
             PlayerSpec::Shipped { sims: None, tuning } => {
@@ -517,19 +532,27 @@ pub const DEFAULT_ROLLOUT_SIMS: usize = 1000;
 
 /// `mcts:N`, one fixed player whatever the run's settings, so that results against it
 /// compare across runs and recipes: PUCT with the default constants and the solver,
-/// uniform priors, one random rollout per leaf. The terminal check and repetition draws
-/// came later and stay off, so that this is the player every earlier result met.
+/// uniform priors, one random rollout per leaf.
 pub fn rollout_agent<G: Game>(sims: usize, seed: u64) -> MctsAgent<G> {
     MctsAgent::new(
         format!("mcts:{sims}"),
         Box::new(RolloutEvaluator::new(seed, 1)),
-        SearchConfig {
-            terminal_check: false,
-            repetition_draws: false,
-            ..SearchConfig::default()
-        },
+        rollout_search(),
         sims,
     )
+}
+
+/// The search of `mcts:N`. The terminal check, repetition draws and the play-time rules
+/// for the root and proven moves came later and stay off, so that this is the player every
+/// earlier result met.
+pub fn rollout_search() -> SearchConfig {
+    SearchConfig {
+        terminal_check: false,
+        repetition_draws: false,
+        visit_every_root_move: false,
+        skip_proven: false,
+        ..SearchConfig::default()
+    }
 }
 
 /// Builds any player but `human` (which needs a terminal, and lives in the binary).
@@ -561,7 +584,7 @@ pub fn build_agent<G: Game>(
                 format!("checkpoint:{}", path.display()),
                 tuning.network(model)?,
                 game,
-                tuning.search(search),
+                tuning.search(search)?,
                 sims.unwrap_or(default_sims),
             ))
         }
@@ -576,7 +599,7 @@ pub fn build_agent<G: Game>(
                 model.player_name(),
                 tuning.network(network)?,
                 game,
-                tuning.search(search),
+                tuning.search(search)?,
                 sims.unwrap_or(model.sims),
             ))
         }
@@ -614,21 +637,21 @@ mod tests {
                 },
             ),
             (
-                "shipped:leaves=8",
+                "shipped:search.leaves=8",
                 PlayerSpec::Shipped {
                     sims: None,
                     tuning: Tuning {
-                        leaves: Some(8),
+                        search: vec!["leaves=8".to_string()],
                         precision: None,
                     },
                 },
             ),
             (
-                "shipped:sims=50,leaves=8,precision=bf16",
+                "shipped:sims=50,search.leaves=8,search.skip_proven=false,precision=bf16",
                 PlayerSpec::Shipped {
                     sims: Some(50),
                     tuning: Tuning {
-                        leaves: Some(8),
+                        search: vec!["leaves=8".to_string(), "skip_proven=false".to_string()],
                         precision: Some(zerosum_nn::Precision::Bf16),
                     },
                 },
@@ -638,7 +661,9 @@ mod tests {
             assert_eq!(spec.to_string(), text);
         }
         assert!("shipped:sims=0".parse::<PlayerSpec>().is_err());
-        assert!("shipped:leaves=0".parse::<PlayerSpec>().is_err());
+        assert!("shipped:search.leaves=0".parse::<PlayerSpec>().is_err());
+        assert!("shipped:search.depth=3".parse::<PlayerSpec>().is_err());
+        assert!("shipped:leaves=8".parse::<PlayerSpec>().is_err());
         assert!("shipped:precision=fp8".parse::<PlayerSpec>().is_err());
         assert!("shipped:50".parse::<PlayerSpec>().is_err());
         let uci = "uci:stockfish;Skill Level=3".parse::<PlayerSpec>().unwrap();

@@ -153,6 +153,7 @@ pub fn self_play_lineup<G: Game, E: Evaluator<G> + ?Sized>(
     mut on_game: impl FnMut(GameRecord),
 ) -> SelfPlayCounters {
     let start = Instant::now();
+    let search = &search.for_self_play();
     let num_games = seats.len();
     let mut counters = SelfPlayCounters::default();
     let names: Vec<String> = lineup.iter().map(|(name, _)| name.clone()).collect();

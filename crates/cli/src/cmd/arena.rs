@@ -12,10 +12,10 @@ use crate::human::HumanAgent;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Player A: checkpoint:PATH[,sims=N][,leaves=L][,precision=P], shipped[:sims=N]
-    /// [,leaves=L][,precision=P] (the game's shipped model; leaves of its search per network
-    /// call, its network's fp32/bf16/fp16), mcts:N, uct:N, mc:N, random, perfect, human,
-    /// gtp:COMMAND or
+    /// Player A: checkpoint:PATH[,sims=N][,search.KEY=VALUE...][,precision=P],
+    /// shipped[:sims=N][,search.KEY=VALUE...][,precision=P] (the game's shipped model; a
+    /// [search] setting for this player alone, its network's fp32/bf16/fp16), mcts:N, uct:N,
+    /// mc:N, random, perfect, human, gtp:COMMAND or
     /// uci:COMMAND[;OPTION=VALUE...][;go=LIMITS] (engines spoken to over GTP or UCI)
     pub player_a: String,
     /// Player B, in the same form

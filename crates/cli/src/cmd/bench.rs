@@ -14,7 +14,9 @@ use zerosum_games::{with_game, Game};
 use zerosum_nn::{
     parse_device, Batch, DeviceBatch, Learner, Model, NetEvaluator, PendingLosses, Precision,
 };
-use zerosum_search::{search_one, EvalCache, Tree};
+use zerosum_search::{
+    search_one, EvalCache, Evaluator, RolloutEvaluator, SearchConfig, Tree, UniformEvaluator,
+};
 use zerosum_train::{run_self_play, Lineup, ResolvedConfig, RunConfig};
 
 use super::common::{resolve_with_checkpoint, GameArgs};
@@ -30,6 +32,8 @@ pub enum Section {
     Learner,
     /// One search, as `play`, `gtp`, `uci` and `serve` run it.
     Interactive,
+    /// The search's own speed, no network: rollout MCTS (`mcts:N`) and the tree alone.
+    Search,
 }
 
 #[derive(clap::Args)]
@@ -61,6 +65,9 @@ pub struct Args {
     /// Simulations of each interactive search
     #[arg(long, default_value_t = 800)]
     pub sims: usize,
+    /// Simulations of each search without a network (the `search` section)
+    #[arg(long, default_value_t = 10_000)]
+    pub search_sims: usize,
     /// What to measure (default: all of it)
     #[arg(long, value_delimiter = ',', value_enum)]
     pub sections: Vec<Section>,
@@ -79,8 +86,8 @@ pub fn run(args: Args) -> Result<()> {
     {
         bail!("--self-play-seconds must be a positive number");
     }
-    if args.leaves.contains(&0) || args.sims == 0 {
-        bail!("--leaves and --sims must be at least 1");
+    if args.leaves.contains(&0) || args.sims == 0 || args.search_sims == 0 {
+        bail!("--leaves, --sims and --search-sims must be at least 1");
     }
     let precisions = args
         .precisions
@@ -158,6 +165,9 @@ fn bench<G: Game>(
     }
     if wants(Section::Interactive) {
         interactive_rate(initial, config, &model, args, &mut rng, &mut summary)?;
+    }
+    if wants(Section::Search) {
+        search_rate(initial, args.search_sims, &mut rng, &mut summary);
     }
     let line: Vec<String> = summary
         .fields
@@ -459,4 +469,41 @@ fn interactive_rate<G: Game>(
         summary.add(&format!("interactive_{leaves}"), rate.round());
     }
     Ok(())
+}
+
+/// The search without a network, from the start: rollout MCTS as `mcts:N` plays it (one
+/// random playout a leaf, the solver), and the tree alone (uniform priors, values of 0),
+/// where selection, expansion and backup are all there is. Regressions in the search's
+/// own speed show here.
+fn search_rate<G: Game>(initial: &G, sims: usize, rng: &mut SmallRng, summary: &mut Summary) {
+    println!("search without a network ({sims} simulations from the start, one thread):");
+    let seed = rng.random();
+    let mut measure =
+        |label: &str, key: &str, config: &SearchConfig, evaluator: &mut dyn Evaluator<G>| {
+            let mut tree = Tree::new(initial.clone());
+            let start = Instant::now();
+            search_one(
+                &mut tree,
+                evaluator,
+                config,
+                sims,
+                &mut EvalCache::new(0),
+                rng,
+            );
+            let rate = sims as f64 / start.elapsed().as_secs_f64();
+            println!("  {rate:>10.0} simulations/s: {label}");
+            summary.add(&format!("search_{key}"), rate.round());
+        };
+    measure(
+        "rollout MCTS (mcts:N)",
+        "rollout",
+        &zerosum_train::players::rollout_search(),
+        &mut RolloutEvaluator::new(seed, 1),
+    );
+    measure(
+        "the tree alone (uniform priors, value 0)",
+        "tree",
+        &SearchConfig::default(),
+        &mut UniformEvaluator,
+    );
 }
