@@ -26,25 +26,31 @@ const CAPTURE: Script = Script {
 };
 
 /// The network of the report: it all but rules out the capture (a logit 20 below the other
-/// move, a prior of 2e-9) and values every position as even.
-fn blind() -> impl zerosum_search::Evaluator<Script> {
-    FnEvaluator(|position: &Script, logits: &mut [f32]| {
+/// move, a prior of 2e-9), and values the position after it as `after_capture` (the
+/// report's network: 1, a win for the capturer, who moves again) and every other as even.
+fn blind(after_capture: f32) -> impl zerosum_search::Evaluator<Script> {
+    FnEvaluator(move |position: &Script, logits: &mut [f32]| {
         logits[0] = 0.0;
         logits[1] = if position.choices.is_empty() {
             -20.0
         } else {
             0.0
         };
-        0.0
+        if position.choices == [1] {
+            after_capture
+        } else {
+            0.0
+        }
     })
 }
 
-fn search(config: &SearchConfig, sims: usize) -> Tree<Script> {
+fn search_with(config: &SearchConfig, sims: usize, after_capture: f32) -> Tree<Script> {
     let mut tree = Tree::new(CAPTURE.clone());
     let mut rng = SmallRng::seed_from_u64(1);
+    let mut evaluator = blind(after_capture);
     search_one(
         &mut tree,
-        &mut blind(),
+        &mut evaluator,
         config,
         sims,
         &mut EvalCache::new(0),
@@ -53,28 +59,53 @@ fn search(config: &SearchConfig, sims: usize) -> Tree<Script> {
     tree
 }
 
+fn search(config: &SearchConfig, sims: usize) -> Tree<Script> {
+    search_with(config, sims, 1.0)
+}
+
+/// The search with the root rule on.
+fn every_root_move() -> SearchConfig {
+    SearchConfig {
+        visit_every_root_move: true,
+        ..SearchConfig::default()
+    }
+}
+
 fn chosen(tree: &Tree<Script>) -> Option<usize> {
     tree.choose_action(0.0, &mut SmallRng::seed_from_u64(0))
 }
 
 #[test]
 fn the_overlooked_capture_is_found_and_played() {
+    // One visit is all the capture needs once the network can value what follows it.
     for sims in [8, 100, 2000] {
-        let tree = search(&SearchConfig::default(), sims);
+        let tree = search(&every_root_move(), sims);
         assert_eq!(tree.root().bound, Bound::Win, "{sims} simulations");
         assert_eq!(chosen(&tree), Some(1), "{sims} simulations");
     }
 }
 
 #[test]
+fn setting_proven_draws_aside_finds_a_capture_the_network_cannot_value() {
+    // A network that values everything as even: the capture's one visit looks no better
+    // than the draw, and only the budget the proven draw gives up proves it.
+    let skipping = SearchConfig {
+        skip_proven: true,
+        ..every_root_move()
+    };
+    for sims in [100, 2000] {
+        let tree = search_with(&skipping, sims, 0.0);
+        assert_eq!(tree.root().bound, Bound::Win, "{sims} simulations");
+        assert_eq!(chosen(&tree), Some(1), "{sims} simulations");
+        let plain = search_with(&every_root_move(), sims, 0.0);
+        assert_eq!(chosen(&plain), Some(0), "{sims} simulations");
+    }
+}
+
+#[test]
 fn without_the_rules_the_search_stays_blind() {
     // What the report saw: every simulation goes to the drawn move, however many.
-    let old = SearchConfig {
-        visit_every_root_move: false,
-        skip_proven: false,
-        ..SearchConfig::default()
-    };
-    let tree = search(&old, 2000);
+    let tree = search(&SearchConfig::default(), 2000);
     let capture = tree.child(NodeId::ROOT, 1).expect("the root is expanded");
     assert_eq!(tree.node(capture).visits, 0);
     assert_eq!(chosen(&tree), Some(0));
@@ -96,7 +127,7 @@ fn a_move_of_zero_prior_is_visited_once_the_budget_covers_the_root() {
         // No root noise, which would give column a a prior of its own in self-play.
         let config = SearchConfig {
             dirichlet_epsilon: 0.0,
-            ..SearchConfig::default()
+            ..every_root_move()
         };
         tree.begin_search(mode, &config, &mut rng);
         search_one(
