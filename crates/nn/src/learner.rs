@@ -213,7 +213,8 @@ pub struct PendingLosses(Tensor);
 impl PendingLosses {
     /// The losses, once the device has them.
     pub fn read(self) -> Losses {
-        Losses::from_terms(&Vec::<f64>::try_from(self.0.to_device(Device::Cpu)).unwrap_or_default())
+        let mut one = PendingLosses::read_all(vec![self]);
+        one.pop().unwrap_or_else(|| Losses::from_terms(&[]))
     }
 
     /// Many steps' losses in one copy from the device.
@@ -257,11 +258,9 @@ pub fn forward_backward_rate(
     budget: std::time::Duration,
 ) -> Result<f64, NnError> {
     let device = model.device();
-    let b = batch.size as i64;
-    let obs = Tensor::from_slice(&batch.obs)
-        .view([b, -1])
-        .to_device(device);
-    let target = Tensor::from_slice(&batch.value).to_device(device);
+    let DeviceBatch {
+        obs, value: target, ..
+    } = DeviceBatch::upload(batch, device);
     let mut variables = model.var_store().trainable_variables();
     let mut pass = || {
         let outputs = model.forward_t(&obs, true);

@@ -269,16 +269,16 @@ impl Model {
         Ok(copy)
     }
 
-    /// A copy for inference in `precision`: weights, batch-norm statistics and inputs in
-    /// that kind, outputs read back as f32. Training keeps its own f32 model.
-    pub fn for_inference(&self, precision: Precision) -> Result<Model, NnError> {
-        let mut copy = self.try_clone()?;
+    /// The model for inference in `precision`: weights, batch-norm statistics and inputs in
+    /// that kind, outputs read back as f32; unchanged where it is in that precision already.
+    /// Training keeps a model of its own in f32.
+    pub fn for_inference(mut self, precision: Precision) -> Model {
         let kind = precision.kind();
-        if kind != copy.kind {
-            copy.vs.set_kind(kind);
-            copy.kind = kind;
+        if kind != self.kind {
+            self.vs.set_kind(kind);
+            self.kind = kind;
         }
-        Ok(copy)
+        self
     }
 
     /// The precision `predict` runs in.

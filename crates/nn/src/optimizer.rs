@@ -107,16 +107,16 @@ impl Optimizer {
             // of a dozen per variable, and every element sees the same arithmetic.
             let flat: Vec<Tensor> = grads.iter().map(|g| g.view([-1])).collect();
             let grad = Tensor::cat(&flat, 0);
-            let update = match self.kind {
-                OptimizerKind::Sgd => sgd_update(&mut self.first_flat, &grad, self.momentum, lr),
-                OptimizerKind::Adam => adam_update(
-                    &mut self.first_flat,
-                    &mut self.second_flat,
-                    &grad,
-                    self.steps,
-                    lr,
-                ),
-            };
+            let (first, second) = (&mut self.first_flat, &mut self.second_flat);
+            let update = update(
+                self.kind,
+                self.momentum,
+                self.steps,
+                first,
+                second,
+                &grad,
+                lr,
+            );
             for ((_, param), &(offset, count)) in self.params.iter().zip(&self.spans) {
                 let part = update.narrow(0, offset, count).view_as(param);
                 let _ = param.shallow_clone().g_add_(&part);
@@ -127,16 +127,16 @@ impl Optimizer {
             if !grad.defined() {
                 continue;
             }
-            let update = match self.kind {
-                OptimizerKind::Sgd => sgd_update(&mut self.first[index], grad, self.momentum, lr),
-                OptimizerKind::Adam => adam_update(
-                    &mut self.first[index],
-                    &mut self.second[index],
-                    grad,
-                    self.steps,
-                    lr,
-                ),
-            };
+            let (first, second) = (&mut self.first[index], &mut self.second[index]);
+            let update = update(
+                self.kind,
+                self.momentum,
+                self.steps,
+                first,
+                second,
+                grad,
+                lr,
+            );
             let _ = self.params[index].1.shallow_clone().g_add_(&update);
         }
     }
@@ -212,6 +212,23 @@ fn shaped_views(flat: &Tensor, params: &[(String, Tensor)], spans: &[(i64, i64)]
         .zip(spans)
         .map(|((_, param), &(offset, count))| flat.narrow(0, offset, count).view_as(param))
         .collect()
+}
+
+/// The change `kind` makes at step `steps` to the variables of `grad`, `first` and `second`
+/// their state (SGD's momentum; Adam's moment estimates).
+fn update(
+    kind: OptimizerKind,
+    momentum: f64,
+    steps: i64,
+    first: &mut Tensor,
+    second: &mut Tensor,
+    grad: &Tensor,
+    lr: f64,
+) -> Tensor {
+    match kind {
+        OptimizerKind::Sgd => sgd_update(first, grad, momentum, lr),
+        OptimizerKind::Adam => adam_update(first, second, grad, steps, lr),
+    }
 }
 
 /// PyTorch's SGD with Nesterov momentum (dampening 0), plain SGD at momentum 0: the change

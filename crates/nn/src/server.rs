@@ -57,13 +57,6 @@ pub struct ServerCounters {
     pub positions: u64,
 }
 
-impl ServerCounters {
-    /// The mean batch a forward pass saw.
-    pub fn mean_batch(&self) -> f64 {
-        self.positions as f64 / self.calls.max(1) as f64
-    }
-}
-
 /// A network on its own thread, evaluating the leaves of many threads in shared batches.
 /// Dropping it finishes the requests already queued and stops the thread.
 pub struct InferenceServer {

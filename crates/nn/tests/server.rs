@@ -141,7 +141,7 @@ fn threads_that_finish_early_leave_the_others_served() {
 fn a_half_precision_copy_stays_close_to_fp32() {
     let _torch = seeded_torch(14);
     let model = model();
-    let half = model.for_inference(Precision::Bf16).unwrap();
+    let half = model.try_clone().unwrap().for_inference(Precision::Bf16);
     assert_eq!(half.precision(), Precision::Bf16);
     assert_eq!(model.precision(), Precision::Fp32);
     let batch = positions(&ConnectFour::new(), 64, 5);

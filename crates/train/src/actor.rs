@@ -72,107 +72,68 @@ pub fn run_self_play<G: Game>(
     let Lineup { networks, seats } = lineup;
     let device = networks[0].1.device();
     let precision = config.inference_precision(device);
-    let networks = networks
+    let networks: Vec<(String, Model)> = networks
         .into_iter()
-        .map(|(name, model)| match model.precision() == precision {
-            true => Ok((name, model)),
-            false => Ok((name, model.for_inference(precision)?)),
-        })
-        .collect::<Result<Vec<_>, TrainError>>()?;
-    if config.self_play.uses_server(device) {
-        // The server's own tensor work is small: libtorch's intra-op threads spinning
-        // beside every busy self-play thread would only take cores from the trees.
-        let learner_threads = zerosum_nn::torch_threads();
-        if device.is_cuda() {
-            zerosum_nn::set_torch_threads(1);
-        }
-        let max_batch = config.self_play.server_batch(device, threads);
-        let workers = Workers {
-            threads,
-            base_seed,
-            stop,
-        };
-        let result = play_served(
-            initial, config, networks, &seats, max_batch, workers, rng, on_game,
-        );
-        zerosum_nn::set_torch_threads(learner_threads);
-        return result;
-    }
-    let mut copies = (1..threads)
-        .map(|_| clone_networks(&networks))
-        .collect::<Result<Vec<_>, _>>()?;
-    copies.push(networks);
-    let workers = copies
-        .into_iter()
-        .map(|networks| {
-            networks
-                .into_iter()
-                .map(|(name, model)| (name, NetEvaluator::new(model, initial)))
-                .collect()
-        })
+        .map(|(name, model)| (name, model.for_inference(precision)))
         .collect();
-    // The learner's intra-op threads would oversubscribe the cores once per worker: each
-    // worker gets its share for this phase (measured on 2 cores: 2 workers x 1 thread play
-    // 1.5x the positions per second of 1 worker x 2 threads), and the learner gets them back.
+    let served = config.self_play.uses_server(device);
     let learner_threads = zerosum_nn::torch_threads();
-    if threads > 1 {
-        zerosum_nn::set_torch_threads(learner_threads / threads);
-    }
-    let result = play_on_threads(
-        initial, config, workers, &seats, base_seed, rng, stop, on_game,
-    );
+    // The learner's intra-op threads would oversubscribe the cores once per worker: each
+    // worker with a network of its own gets its share for this phase (measured on 2 cores:
+    // 2 workers x 1 thread play 1.5x the positions per second of 1 worker x 2 threads).
+    // A server on CUDA gets one: its own tensor work is small, and intra-op threads
+    // spinning beside every busy self-play thread would only take cores from the trees.
+    zerosum_nn::set_torch_threads(match served {
+        true if device.is_cuda() => 1,
+        true => learner_threads,
+        false => learner_threads / threads,
+    });
+    let result = (|| {
+        let mut servers = Vec::new();
+        let workers: Vec<Vec<(String, ThreadEvaluator<G>)>> = if served {
+            let max_batch = config.self_play.server_batch(device, threads);
+            for (name, model) in networks {
+                servers.push((name, InferenceServer::start(model, max_batch)?));
+            }
+            (0..threads)
+                .map(|_| {
+                    servers
+                        .iter()
+                        .map(|(name, server)| (name.clone(), boxed(server.evaluator::<G>())))
+                        .collect()
+                })
+                .collect()
+        } else {
+            let mut copies = (1..threads)
+                .map(|_| clone_networks(&networks))
+                .collect::<Result<Vec<_>, _>>()?;
+            copies.push(networks);
+            copies
+                .into_iter()
+                .map(|copy| {
+                    copy.into_iter()
+                        .map(|(name, model)| (name, boxed(NetEvaluator::new(model, initial))))
+                        .collect()
+                })
+                .collect()
+        };
+        let mut counters = play_on_threads(
+            initial, config, workers, &seats, base_seed, rng, stop, on_game,
+        )?;
+        if served {
+            counters.network_calls = servers.iter().map(|(_, s)| s.counters().calls).sum();
+        }
+        Ok(counters)
+    })();
     zerosum_nn::set_torch_threads(learner_threads);
     result
 }
 
-/// How a generation's games are shared out: worker threads, the seed they derive theirs
-/// from, and the flag that abandons their games.
-struct Workers<'a> {
-    threads: usize,
-    base_seed: u64,
-    stop: &'a AtomicBool,
-}
+/// A self-play thread's evaluator of one network: a copy of its own or a server's handle.
+type ThreadEvaluator<G> = Box<dyn Evaluator<G> + Send>;
 
-/// Plays the games of `seats` on `workers.threads` threads that reach each network of
-/// the lineup through one inference server, batches of up to `max_batch` positions.
-#[allow(clippy::too_many_arguments)]
-fn play_served<G: Game>(
-    initial: &G,
-    config: &RunConfig,
-    networks: Vec<(String, Model)>,
-    seats: &[[usize; 2]],
-    max_batch: usize,
-    workers: Workers,
-    rng: &mut SmallRng,
-    on_game: impl FnMut(GameRecord) -> Result<(), TrainError>,
-) -> Result<SelfPlayCounters, TrainError> {
-    let servers = networks
-        .into_iter()
-        .map(|(name, model)| Ok((name, InferenceServer::start(model, max_batch)?)))
-        .collect::<Result<Vec<_>, TrainError>>()?;
-    let evaluators = (0..workers.threads)
-        .map(|_| {
-            servers
-                .iter()
-                .map(|(name, server)| (name.clone(), server.evaluator::<G>()))
-                .collect()
-        })
-        .collect();
-    let mut counters = play_on_threads(
-        initial,
-        config,
-        evaluators,
-        seats,
-        workers.base_seed,
-        rng,
-        workers.stop,
-        on_game,
-    )?;
-    counters.network_calls = servers
-        .iter()
-        .map(|(_, server)| server.counters().calls)
-        .sum();
-    Ok(counters)
+fn boxed<G: Game>(evaluator: impl Evaluator<G> + Send + 'static) -> ThreadEvaluator<G> {
+    Box::new(evaluator)
 }
 
 fn clone_networks(networks: &[(String, Model)]) -> Result<Vec<(String, Model)>, TrainError> {

@@ -225,11 +225,13 @@ impl<'a, G: Game> Trainer<'a, G> {
         let num_actions = self.initial.num_actions();
         let device = self.optimizer.model().device();
         let (buffer, symmetries, optimizer) = (&self.buffer, &self.symmetries, &mut self.optimizer);
+        let mut load = |chunk: &[usize]| {
+            DeviceBatch::upload(&buffer.batch(chunk, num_actions, symmetries, rng), device)
+        };
         let mut pending = Vec::with_capacity(indices.len().div_ceil(batch_size));
         if !device.is_cuda() {
             for chunk in indices.chunks(batch_size) {
-                let batch = buffer.batch(chunk, num_actions, symmetries, rng);
-                pending.push(optimizer.step_on(&DeviceBatch::upload(&batch, device)));
+                pending.push(optimizer.step_on(&load(chunk)));
                 progress.phase_advanced(1);
             }
             return PendingLosses::read_all(pending);
@@ -238,8 +240,7 @@ impl<'a, G: Game> Trainer<'a, G> {
         std::thread::scope(|scope| {
             scope.spawn(move || {
                 for chunk in indices.chunks(batch_size) {
-                    let batch = buffer.batch(chunk, num_actions, symmetries, rng);
-                    if sender.send(DeviceBatch::upload(&batch, device)).is_err() {
+                    if sender.send(load(chunk)).is_err() {
                         return;
                     }
                 }

@@ -27,7 +27,7 @@ pub enum PlayerSpec {
         path: PathBuf,
         /// Simulations per move; the caller's default when absent.
         sims: Option<usize>,
-        /// Leaves per network call and precision, where the spec sets them.
+        /// Its own `[search]` settings and precision, where the spec sets them.
         tuning: Tuning,
     },
     /// The model shipped for the game (`models/`, see [`crate::shipped`]) with search:
@@ -35,7 +35,7 @@ pub enum PlayerSpec {
     Shipped {
         /// Simulations per move; the model's own (its index entry's) when absent.
         sims: Option<usize>,
-        /// Leaves per network call and precision, where the spec sets them.
+        /// Its own `[search]` settings and precision, where the spec sets them.
         tuning: Tuning,
     },
     /// PUCT with uniform priors, one random rollout per leaf and the MCTS-solver:
@@ -103,12 +103,10 @@ impl Tuning {
     }
 
     /// `model` in the precision this sets.
-    fn network(&self, model: Model) -> Result<Model, TrainError> {
+    fn network(&self, model: Model) -> Model {
         match self.precision {
-            Some(precision) if precision != model.precision() => {
-                Ok(model.for_inference(precision)?)
-            }
-            _ => Ok(model),
+            Some(precision) => model.for_inference(precision),
+            None => model,
         }
     }
 }
@@ -582,7 +580,7 @@ pub fn build_agent<G: Game>(
             let model = crate::checkpoints::load_location(&path.to_string_lossy(), game, device)?;
             Box::new(MctsAgent::with_network(
                 format!("checkpoint:{}", path.display()),
-                tuning.network(model)?,
+                tuning.network(model),
                 game,
                 tuning.search(search)?,
                 sims.unwrap_or(default_sims),
@@ -597,7 +595,7 @@ pub fn build_agent<G: Game>(
             };
             Box::new(MctsAgent::with_network(
                 model.player_name(),
-                tuning.network(network)?,
+                tuning.network(network),
                 game,
                 tuning.search(search)?,
                 sims.unwrap_or(model.sims),

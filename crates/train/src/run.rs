@@ -547,7 +547,7 @@ fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> Self
         positions_per_second: counters.positions as f64 / seconds,
         simulations_per_second: counters.simulations as f64 / seconds,
         evaluations_per_second: counters.evaluations as f64 / seconds,
-        mean_batch: counters.evaluations as f64 / counters.network_calls.max(1) as f64,
+        mean_batch: counters.mean_batch(),
         cache_hit_rate: counters.cache_hits as f64
             / (counters.cache_hits + counters.evaluations).max(1) as f64,
         seconds: counters.seconds,

@@ -40,6 +40,11 @@ pub struct SelfPlayCounters {
 }
 
 impl SelfPlayCounters {
+    /// The mean batch the network saw in a forward pass.
+    pub fn mean_batch(&self) -> f64 {
+        self.evaluations as f64 / self.network_calls.max(1) as f64
+    }
+
     /// Adds another worker's counters (wall time is the longest of the two).
     pub fn merge(&mut self, other: &SelfPlayCounters) {
         self.games += other.games;

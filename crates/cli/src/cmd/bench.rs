@@ -216,7 +216,7 @@ fn forward_rates<G: Game>(
 ) -> Result<Vec<(usize, Vec<f64>)>> {
     let models = precisions
         .iter()
-        .map(|&p| model.for_inference(p))
+        .map(|&p| Ok::<_, zerosum_nn::NnError>(model.try_clone()?.for_inference(p)))
         .collect::<Result<Vec<_>, _>>()?;
     let names: Vec<String> = precisions
         .iter()
@@ -302,7 +302,7 @@ fn self_play_rate<G: Game>(
     })?;
     let seconds = counters.seconds.max(1e-9);
     let eval_rate = counters.evaluations as f64 / seconds;
-    let mean_batch = counters.evaluations as f64 / counters.network_calls.max(1) as f64;
+    let mean_batch = counters.mean_batch();
     println!(
         "self-play ({games} games, {threads} threads x {} in lockstep, {}, {} simulations a move, {}, cache off):",
         run.self_play.batch_games,
