@@ -4,7 +4,8 @@ use std::io::{BufRead, Write};
 
 use rand::rngs::SmallRng;
 use zerosum_games::Game;
-use zerosum_train::{Agent, Choice, TrainError};
+use zerosum_players::PlayError;
+use zerosum_players::{Agent, Choice};
 
 /// Reads moves from standard input.
 pub struct HumanAgent;
@@ -62,7 +63,7 @@ impl<G: Game> Agent<G> for HumanAgent {
         "human".to_string()
     }
 
-    fn choose(&mut self, position: &G, _rng: &mut SmallRng) -> Result<Choice, TrainError> {
+    fn choose(&mut self, position: &G, _rng: &mut SmallRng) -> Result<Choice, PlayError> {
         println!("{position}");
         loop {
             match read_move(position) {
@@ -75,7 +76,7 @@ impl<G: Game> Agent<G> for HumanAgent {
                 }
                 HumanInput::Undo => println!("undo is not available in the arena"),
                 HumanInput::Quit => {
-                    return Err(TrainError::PlayerStopped {
+                    return Err(PlayError::PlayerStopped {
                         player: "human".into(),
                         reason: "input ended".into(),
                     })

@@ -1,16 +1,14 @@
 //! `zerosum`: train, evaluate and play AlphaZero-style agents for board games.
 
 mod cmd;
-mod fuzz;
 mod human;
 mod progress;
-mod protocol;
-mod resign;
-mod web;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use zerosum_games::error::one_line;
+use zerosum_protocols::output_failed;
 
 /// Learn two-player board games from their rules alone, the AlphaZero way.
 #[derive(Parser)]
@@ -59,8 +57,6 @@ enum Command {
     Compare(cmd::compare::Args),
     /// Train a fresh network, of any shape, through a run's games oldest first (AlphaPush's curriculum) and measure it
     Distill(cmd::distill::Args),
-    /// Feed every parser of outside input generated hostile input (developers)
-    Fuzz(cmd::fuzz::Args),
 }
 
 fn main() -> ExitCode {
@@ -116,14 +112,13 @@ fn main() -> ExitCode {
         Command::Compare(args) => cmd::compare::run(args),
         Command::Distill(args) => cmd::distill::run(args),
         Command::Accuracy(args) => cmd::accuracy::run(args),
-        Command::Fuzz(args) => cmd::fuzz::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of the output has gone: nobody is left to tell.
         Err(e) if e.chain().any(is_broken_pipe) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", one_line(&*e));
             ExitCode::FAILURE
         }
     }
@@ -152,29 +147,4 @@ fn is_broken_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
     error
         .downcast_ref::<std::io::Error>()
         .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-}
-
-/// Ends the process because standard output failed with `cause`.
-pub fn output_failed(cause: &str) -> ! {
-    if !cause.contains("Broken pipe") {
-        eprintln!("error: cannot write to standard output: {cause}");
-    }
-    std::process::exit(1)
-}
-
-/// The error and its causes on one line, each cause once: an error that already says its
-/// cause (`PATH: File exists`) is not followed by it again. Every error a person reads
-/// (the terminal's, the web board's) is written this way.
-fn one_line(error: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in error.chain() {
-        let text = cause.to_string().replace('\n', " ");
-        if !line.contains(&text) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&text);
-        }
-    }
-    line
 }

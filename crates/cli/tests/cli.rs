@@ -661,8 +661,8 @@ fn train_then_resume_then_play_from_the_checkpoint() {
 
 /// The generation of a run's `checkpoints/latest`, once it exists.
 fn latest_generation(run: &Path) -> Option<u64> {
-    let store = zerosum_train::RunStore::open(run.to_str()?).ok()?;
-    let pointer = zerosum_train::checkpoints::published(&store).ok()??;
+    let store = zerosum_store::RunStore::open(run.to_str()?).ok()?;
+    let pointer = zerosum_store::checkpoints::published(&store).ok()??;
     Some(pointer.generation)
 }
 

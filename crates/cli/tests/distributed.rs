@@ -13,10 +13,11 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_games::tic_tac_toe::TicTacToe;
 use zerosum_nn::{Device, NetEvaluator};
+use zerosum_players::players::PerfectAgent;
+use zerosum_players::{play_match, MctsAgent};
 use zerosum_search::SearchConfig;
+use zerosum_store::{names, RunStore};
 use zerosum_train::learner::Manifest;
-use zerosum_train::players::PerfectAgent;
-use zerosum_train::{layout, play_match, MctsAgent, RunStore};
 
 const ACCESS: [(&str, &str); 4] = [
     ("AWS_ACCESS_KEY_ID", "zerosum"),
@@ -131,7 +132,7 @@ fn kill(role: &mut Role) {
 /// Waits until the run's newest whole checkpoint reaches `generation`.
 fn wait_for_generation(store: &RunStore, generation: u64, limit: Duration) {
     let start = Instant::now();
-    while zerosum_train::checkpoints::generations(store)
+    while zerosum_store::checkpoints::generations(store)
         .ok()
         .and_then(|g| g.last().copied())
         .unwrap_or(0)
@@ -198,7 +199,7 @@ fn tic_tac_toe_learned_by_roles_over_s3_through_faults() {
     };
     // An actor refuses a run that does not exist yet; wait for the learner to make it.
     let start = Instant::now();
-    while store.get(layout::LATEST).unwrap().is_none() {
+    while store.get(names::LATEST).unwrap().is_none() {
         assert!(start.elapsed() < minutes, "the learner made no run");
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -240,7 +241,7 @@ fn tic_tac_toe_learned_by_roles_over_s3_through_faults() {
     let generations = 20;
     let mut seen = HashSet::new();
     for generation in 1..=generations {
-        let bytes = store.get(&layout::ingested(generation)).unwrap().unwrap();
+        let bytes = store.get(&names::ingested(generation)).unwrap().unwrap();
         let manifest: Manifest = serde_json::from_slice(&bytes).unwrap();
         for batch in manifest.batches.iter().chain(&manifest.stale) {
             assert!(seen.insert(batch.clone()), "{batch} counted twice");
@@ -263,7 +264,7 @@ fn tic_tac_toe_learned_by_roles_over_s3_through_faults() {
         .collect();
     assert!(left.is_empty(), "batches left in the outbox: {left:?}");
     // One event of each kind per generation, the evaluations included.
-    let events = zerosum_train::events::read(&store).unwrap();
+    let events = zerosum_store::events::read(&store).unwrap();
     for kind in ["self_play", "learn", "generation"] {
         let recorded: Vec<u64> = events
             .iter()
@@ -277,7 +278,7 @@ fn tic_tac_toe_learned_by_roles_over_s3_through_faults() {
 
     // The result never loses to perfect play, as the checkpoint a front end would load.
     let game = TicTacToe::new();
-    let model = zerosum_train::checkpoints::load_location(
+    let model = zerosum_store::checkpoints::load_location(
         &format!("{run}/checkpoints/latest"),
         &game,
         Device::Cpu,

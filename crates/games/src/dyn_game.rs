@@ -11,8 +11,9 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 use crate::error::GameError;
-use crate::game::{Action, Game, Outcome, Player, Symmetry};
+use crate::game::{Game, Symmetry};
 use crate::layout::{BoardLayout, MoveCells};
+use crate::outcome::{Action, Outcome, Player};
 use crate::records::RecordTags;
 
 /// The object-safe form of [`Game`]: the same methods, with `Clone` and `Eq` by hand.

@@ -91,6 +91,25 @@ pub fn shown_up_to(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// The error and its causes on one line, each cause once: an error that already says its
+/// cause (`PATH: File exists`) is not followed by it again. Every error a person reads (the
+/// terminal's, the web board's) is written this way.
+pub fn one_line(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = String::new();
+    let mut cause = Some(error);
+    while let Some(error) = cause {
+        let text = error.to_string().replace('\n', " ");
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+        cause = error.source();
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,8 +30,9 @@
 use std::fmt;
 
 use crate::error::GameError;
-use crate::game::{square_cell_symmetries, Action, Game, Outcome, Player, Symmetry};
+use crate::game::{square_cell_symmetries, Game, Symmetry};
 use crate::layout::{BoardLayout, MoveCells};
+use crate::outcome::{Action, Outcome, Player};
 use crate::zobrist::{cell_key, extra_key};
 
 /// The smallest board side.

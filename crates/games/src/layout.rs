@@ -16,7 +16,7 @@
 
 use serde::Serialize;
 
-use crate::game::Player;
+use crate::outcome::Player;
 
 /// How the drawer draws the board and its pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

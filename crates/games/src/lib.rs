@@ -32,6 +32,7 @@ mod game;
 pub mod go;
 pub mod gomoku;
 pub mod layout;
+pub mod outcome;
 pub mod oware;
 pub mod pushfight;
 pub mod records;
@@ -41,5 +42,6 @@ pub mod tic_tac_toe;
 pub mod zobrist;
 
 pub use error::GameError;
-pub use game::{square_cell_symmetries, value_for, Action, Game, Outcome, Player, Symmetry};
+pub use game::{square_cell_symmetries, Game, Symmetry};
+pub use outcome::{value_for, Action, Outcome, Player};
 pub use records::RecordTags;

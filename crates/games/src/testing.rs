@@ -16,7 +16,8 @@ use std::fmt;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::game::{Action, Game, Outcome, Symmetry};
+use crate::game::{Game, Symmetry};
+use crate::outcome::{Action, Outcome};
 use crate::registry;
 
 /// A game that has not ended after this many plies is reported as a failure.

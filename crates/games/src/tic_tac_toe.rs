@@ -15,10 +15,11 @@
 use std::fmt;
 
 use crate::error::GameError;
-use crate::game::{square_cell_symmetries, Action, Game, Outcome, Player, Symmetry};
+use crate::game::{square_cell_symmetries, Game, Symmetry};
 use crate::layout::{
     letters, numbers_from_bottom, player_names, BoardLayout, MoveCells, Piece, Style,
 };
+use crate::outcome::{Action, Outcome, Player};
 use crate::zobrist::{cell_key, extra_key};
 
 /// The board side.

@@ -529,7 +529,7 @@ impl Rules {
 
     /// The generic default config for this game's shapes.
     pub fn default_config(&self) -> String {
-        zerosum_train::config::generic_config(&self.name, self.obs_shape, self.num_actions)
+        zerosum_config::generic_config(&self.name, self.obs_shape, self.num_actions)
     }
 
     /// The game object itself.

@@ -13,11 +13,13 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString};
+use zerosum_config::toml_string;
 use zerosum_games::registry::{parse_game, AnyGame};
 use zerosum_games::{testing, with_game};
-use zerosum_train::config::toml_string;
-use zerosum_train::{layout, train_with, Handler, Moment, Report, RunConfig, RunStore};
-use zerosum_train::{Phase, TrainError, TrainOptions};
+use zerosum_train::{
+    open_run, NewRun, OpenRequest, OpenRun, Opening, Phase, TrainError, TrainOptions,
+};
+use zerosum_train::{train_with, Handler, Moment, Report};
 
 create_exception!(
     zerosum,
@@ -162,48 +164,46 @@ fn override_value(value: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(value.str()?.to_string())
 }
 
-/// The config of a run of `game`: the run's own when resuming one, else `config` (a TOML
-/// file) or the game's default, with `overrides` on top.
-fn run_config(
+/// Opens the run at `run` for training `playable`'s game: the run's own config when
+/// resuming one, else `config` (a TOML file) or the game's default, with `overrides` on top.
+fn open_for(
     playable: &Playable,
-    store: &RunStore,
     run: &str,
     config: Option<&str>,
-    overrides: &[String],
+    overrides: Vec<String>,
     resume: bool,
-) -> PyResult<zerosum_train::ResolvedConfig> {
-    let game = &playable.game;
-    let mut overrides = overrides.to_vec();
-    let text = match store.get_text(layout::CONFIG).map_err(game_error)? {
-        Some(_) if !resume => {
+) -> PyResult<OpenRun> {
+    let game = playable.game.name();
+    let text = match config {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| GameError::new_err(format!("cannot read config {path}: {e}")))?,
+        None => playable.default_config()?,
+    };
+    let new = NewRun {
+        text,
+        settings: vec![format!("game={}", toml_string(&game))],
+    };
+    let opened = open_run(&OpenRequest {
+        location: run.to_string(),
+        opening: Opening::Learner {
+            new: Some(new),
+            resume,
+        },
+        overrides,
+        game: Some(game),
+    });
+    let opened = match opened {
+        Err(TrainError::RunExists { .. }) => {
             return Err(GameError::new_err(format!(
                 "{run} already holds a run: pass resume=True to continue it, or another run"
             )))
         }
-        Some(text) => text,
-        None => {
-            overrides.insert(0, format!("game={}", toml_string(&game.name())));
-            match config {
-                Some(path) => std::fs::read_to_string(path)
-                    .map_err(|e| GameError::new_err(format!("cannot read config {path}: {e}")))?,
-                None => playable.default_config()?,
-            }
-        }
+        opened => opened.map_err(game_error)?,
     };
-    let config = RunConfig::from_toml(&text, &overrides).map_err(game_error)?;
-    let trains = parse_game(&config.game).map(|g| g.name());
-    if trains.as_deref().ok() != Some(game.name().as_str()) {
-        return Err(GameError::new_err(format!(
-            "{run} trains {}, not {}",
-            config.game,
-            game.name()
-        )));
-    }
-    let config = config.resolve().map_err(game_error)?;
-    for warning in config.warnings() {
+    for warning in &opened.warnings {
         eprintln!("warning: {warning}");
     }
-    Ok(config)
+    Ok(opened)
 }
 
 /// Prints a line per finished step to Python's `sys.stdout` and turns Ctrl-C into a stop
@@ -271,8 +271,7 @@ fn train<'py>(
     for (key, value) in overrides.into_iter().flat_map(|d| d.iter()) {
         settings.push(format!("{}={}", key.str()?, override_value(&value)?));
     }
-    let store = RunStore::create(run).map_err(game_error)?;
-    let config = run_config(&playable, &store, run, config, &settings, resume)?;
+    let OpenRun { store, config, .. } = open_for(&playable, run, config, settings, resume)?;
     let options = TrainOptions::default();
     let summary = without_gil(py, &playable, || {
         let mut printer = Printer {

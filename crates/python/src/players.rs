@@ -11,15 +11,17 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use zerosum_config::{ResolvedConfig, RunConfig};
 use zerosum_games::registry::DynGame;
 use zerosum_games::{with_game, Action, Game};
 use zerosum_nn::{parse_device, NetEvaluator};
-use zerosum_search::Evaluator;
-use zerosum_train::players::{rollout_agent, Choice, MctsAgent, DEFAULT_ROLLOUT_SIMS};
-use zerosum_train::{
-    build_agent, checkpoints, match_torch_threads, play_match_with_openings, Agent, MatchReport,
-    PlayerSpec, ResolvedConfig, RunConfig, TrainError,
+use zerosum_players::players::{rollout_agent, MctsAgent, DEFAULT_ROLLOUT_SIMS};
+use zerosum_players::{
+    build_agent, match_torch_threads, play_match_with_openings, Agent, Choice, MatchReport,
+    PlayError, PlayerSpec,
 };
+use zerosum_search::Evaluator;
+use zerosum_store::checkpoints;
 
 use crate::foreign::{Foreign, Rules};
 use crate::native::PyState;
@@ -30,7 +32,7 @@ use crate::{caught, game_error, playable, GameError, Playable};
 fn play_config(playable: &Playable) -> PyResult<ResolvedConfig> {
     let game_key = format!(
         "game={}",
-        zerosum_train::config::toml_string(&playable.game.name())
+        zerosum_config::toml_string(&playable.game.name())
     );
     RunConfig::from_toml(&playable.default_config()?, &[game_key])
         .and_then(|config| config.resolve())
@@ -280,9 +282,9 @@ fn seat<G: Game>(
     let device = || parse_device(&config.device).map_err(game_error);
     let (name, model, sims) = match checkpoint {
         Some(SHIPPED) => {
-            let loaded = zerosum_train::shipped::load_for(game, device()?).map_err(game_error)?;
+            let loaded = zerosum_players::shipped::load_for(game, device()?).map_err(game_error)?;
             let Some((shipped, model)) = loaded else {
-                let none = zerosum_train::shipped::none_for(&game.name());
+                let none = zerosum_players::shipped::none_for(&game.name());
                 return Err(GameError::new_err(none));
             };
             (shipped.player_name(), model, shipped.sims)
@@ -343,13 +345,13 @@ impl<G: Game> Agent<G> for Callable<'_, G> {
         self.name.clone()
     }
 
-    fn choose(&mut self, position: &G, _: &mut SmallRng) -> Result<Choice, TrainError> {
+    fn choose(&mut self, position: &G, _: &mut SmallRng) -> Result<Choice, PlayError> {
         let py = self.function.py();
         let action = python_state(py, position)
             .and_then(|state| self.function.call1((state,)))
             .and_then(|action| action.extract::<Action>());
         match action {
-            Ok(action) if !position.is_legal(action) => Err(TrainError::PlayerStopped {
+            Ok(action) if !position.is_legal(action) => Err(PlayError::PlayerStopped {
                 player: self.name.clone(),
                 reason: format!("returned {action}, which is not a legal move here"),
             }),
@@ -361,7 +363,7 @@ impl<G: Game> Agent<G> for Callable<'_, G> {
             Err(error) => {
                 let reason = format!("raised {error}");
                 self.raised = Some(error);
-                Err(TrainError::PlayerStopped {
+                Err(PlayError::PlayerStopped {
                     player: self.name.clone(),
                     reason,
                 })
@@ -483,7 +485,7 @@ pub fn arena<'py>(
 /// `score_interval`.
 #[pyfunction]
 pub fn wilson_interval(share: f64, n: usize) -> (f64, f64) {
-    zerosum_train::arena::wilson_interval(share, n)
+    zerosum_players::arena::wilson_interval(share, n)
 }
 
 /// How an arena match is played.

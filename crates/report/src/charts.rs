@@ -179,7 +179,7 @@ fn opponent_series(opponent: &str) -> String {
 /// Per opponent series: `(label, generation, value, (low, high))` points.
 fn per_opponent(
     history: &RunHistory,
-    value: impl Fn(&zerosum_train::MatchReport) -> (f64, (f64, f64)),
+    value: impl Fn(&zerosum_players::MatchReport) -> (f64, (f64, f64)),
 ) -> Vec<Series> {
     let mut series: Vec<Series> = Vec::new();
     for eval in &history.evaluations {

@@ -113,7 +113,7 @@ pub fn page(title: &str, history: &RunHistory, charts: &[Chart], svgs: &[String]
         let lines: Vec<String> = history.skipped.iter().map(|l| l.to_string()).collect();
         let _ = writeln!(
             html,
-            "<p class=\"note\">Lines of metrics.jsonl that are not JSON were left out: {}.</p>",
+            "<p class=\"note\">Events that are not JSON were left out: {}.</p>",
             lines.join(", ")
         );
     }

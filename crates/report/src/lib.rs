@@ -1,6 +1,6 @@
 //! Reports of a zerosum run: plots as PNG and SVG, and one self-contained HTML page.
 //!
-//! - [`charts::charts`] turns a [`RunHistory`] (the run's `metrics.jsonl`, read by the train
+//! - [`charts::charts`] turns a [`RunHistory`] (the run's events, read by the train
 //!   crate) into plain [`Chart`] values: losses and policy entropy per optimizer step,
 //!   evaluation scores and Elo per generation (from the ladder when one was run),
 //!   self-play speed, game lengths and the replay window.

@@ -12,18 +12,7 @@ use rand::Rng;
 use zerosum_games::{Action, Game};
 
 use crate::config::SearchConfig;
-use crate::tree::{Bound, NodeId, Tree};
-
-/// The root's Gumbel state: one Gumbel draw per root child and the visit schedule.
-#[derive(Clone, Debug)]
-pub struct GumbelRoot {
-    /// `g(a)` per root child, in child order.
-    pub gumbels: Vec<f32>,
-    /// For each simulation index, the visit count an action must have to be chosen.
-    pub schedule: Vec<u32>,
-    /// The settings the root was set up with (sigma's constants, the solver).
-    pub config: SearchConfig,
-}
+use crate::tree::{Bound, GumbelRoot, NodeId, Tree};
 
 /// mctx's `get_sequence_of_considered_visits`: for `num_considered` actions and a budget
 /// of `num_simulations`, the visit count of the actions still considered at each

@@ -59,13 +59,19 @@ pub(crate) fn noise_new_root<G: Game>(
     }
 }
 
+impl<G: Game> Tree<G> {
+    /// Starts a search of the root in `mode`, which holds until the next call. A
+    /// self-play search noises the root's priors now if the root was expanded by an earlier
+    /// search (tree reuse), else when it is expanded.
+    pub fn begin_search(&mut self, mode: SearchMode, config: &SearchConfig, rng: &mut impl Rng) {
+        self.mode = mode;
+        noise_expanded_root(self, config, rng);
+    }
+}
+
 /// Fresh noise for a root that an earlier search expanded (tree reuse), as a search
 /// begins.
-pub(crate) fn noise_expanded_root<G: Game>(
-    tree: &mut Tree<G>,
-    config: &SearchConfig,
-    rng: &mut impl Rng,
-) {
+fn noise_expanded_root<G: Game>(tree: &mut Tree<G>, config: &SearchConfig, rng: &mut impl Rng) {
     if !(tree.root().expanded && noised(tree, config)) {
         return;
     }

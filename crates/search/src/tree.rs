@@ -1,6 +1,5 @@
 //! The search tree: an arena of nodes, children stored contiguously.
 
-use rand::Rng;
 use zerosum_games::{value_for, Action, Game, Player};
 
 use crate::config::SearchConfig;
@@ -154,7 +153,7 @@ pub struct Tree<G: Game> {
     /// the final choice then weighs by value rather than by visits.
     pub(crate) skips_proven: bool,
     /// The Gumbel root's draws and schedule, once set up.
-    pub(crate) gumbel: Option<crate::gumbel::GumbelRoot>,
+    pub(crate) gumbel: Option<GumbelRoot>,
     /// The root children's priors as the network gave them, kept when root noise changed
     /// them (`None`: the children's priors are the network's).
     pub(crate) network_root_priors: Option<Vec<f32>>,
@@ -172,14 +171,6 @@ impl<G: Game> Tree<G> {
             gumbel: None,
             network_root_priors: None,
         }
-    }
-
-    /// Starts a search of the root in `mode`, which holds until the next call. A
-    /// self-play search noises the root's priors now if the root was expanded by an earlier
-    /// search (tree reuse), else when it is expanded.
-    pub fn begin_search(&mut self, mode: SearchMode, config: &SearchConfig, rng: &mut impl Rng) {
-        self.mode = mode;
-        crate::noise::noise_expanded_root(self, config, rng);
     }
 
     /// The position at the root.
@@ -309,6 +300,17 @@ impl<G: Game> Tree<G> {
         }
         self.root_position = position;
     }
+}
+
+/// The root's Gumbel state: one Gumbel draw per root child and the visit schedule.
+#[derive(Clone, Debug)]
+pub struct GumbelRoot {
+    /// `g(a)` per root child, in child order.
+    pub gumbels: Vec<f32>,
+    /// For each simulation index, the visit count an action must have to be chosen.
+    pub schedule: Vec<u32>,
+    /// The settings the root was set up with (sigma's constants, the solver).
+    pub config: SearchConfig,
 }
 
 #[cfg(test)]

@@ -20,15 +20,18 @@ use zerosum_games::Game;
 use zerosum_nn::{InferenceServer, Model, NetEvaluator};
 use zerosum_search::Evaluator;
 
-use crate::checkpoints;
-use crate::config::{derive_seed, stream, RunConfig};
 use crate::error::TrainError;
-use crate::events;
-use crate::layout;
-use crate::record::GameRecord;
+use crate::reports::ActorEvent;
 use crate::self_play::{self_play_lineup, self_play_until, SelfPlayCounters};
 use crate::sink::{Handler, Moment, Report};
-use crate::store::{Put, RunStore};
+use zerosum_config::{derive_seed, stream, RunConfig};
+use zerosum_store::checkpoints;
+use zerosum_store::events;
+use zerosum_store::names;
+use zerosum_store::record::GameRecord;
+use zerosum_store::store::{Put, RunStore};
+use zerosum_store::EventKind;
+use zerosum_store::StoreError;
 
 /// The networks of a generation's self-play and who plays whom: the newest (or best)
 /// against itself, or under gating CGZero's lineup of the best against itself, the second
@@ -249,12 +252,12 @@ pub fn batch_text(records: &[GameRecord]) -> String {
 }
 
 /// The records of a stored batch; `origin` names it in errors.
-pub fn parse_batch(text: &str, origin: &str) -> Result<Vec<GameRecord>, TrainError> {
+pub fn parse_batch(text: &str, origin: &str) -> Result<Vec<GameRecord>, StoreError> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
         .map(|(i, line)| {
-            serde_json::from_str(line).map_err(|e| TrainError::BadRecord {
+            serde_json::from_str(line).map_err(|e| StoreError::BadRecord {
                 path: PathBuf::from(origin),
                 line: i + 1,
                 reason: e.to_string(),
@@ -265,7 +268,7 @@ pub fn parse_batch(text: &str, origin: &str) -> Result<Vec<GameRecord>, TrainErr
 
 /// Reads the batch object `name`; `None` if it is not there. Bytes that are not UTF-8 are
 /// a bad record, as a line that is not JSON is.
-pub fn read_batch(store: &RunStore, name: &str) -> Result<Option<Vec<GameRecord>>, TrainError> {
+pub fn read_batch(store: &RunStore, name: &str) -> Result<Option<Vec<GameRecord>>, StoreError> {
     let Some(bytes) = store.get(name)? else {
         return Ok(None);
     };
@@ -274,7 +277,7 @@ pub fn read_batch(store: &RunStore, name: &str) -> Result<Option<Vec<GameRecord>
         Ok(text) => parse_batch(&text, &origin).map(Some),
         Err(e) => {
             let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            Err(TrainError::BadRecord {
+            Err(StoreError::BadRecord {
                 path: PathBuf::from(origin),
                 line: 1 + valid.iter().filter(|&&b| b == b'\n').count(),
                 reason: "not UTF-8 text".to_string(),
@@ -313,7 +316,7 @@ pub fn default_actor_id() -> String {
         })
         .take(40)
         .collect();
-    let tag = (crate::store::unseeded_fraction() * 65536.0) as u16;
+    let tag = (zerosum_store::store::unseeded_fraction() * 65536.0) as u16;
     format!("{host}-{}-{tag:04x}", std::process::id())
 }
 
@@ -343,42 +346,7 @@ pub struct ActorSummary {
     /// Batches still in the outbox when it stopped (the store unreachable).
     pub waiting: usize,
     /// Storage requests it made.
-    pub requests: crate::store::Requests,
-}
-
-/// What an actor reports as it goes.
-#[derive(Clone, Debug)]
-pub enum ActorEvent {
-    /// Playing with checkpoint `generation` from now on.
-    Loaded {
-        /// The checkpoint's generation.
-        generation: u64,
-    },
-    /// A batch was written to the outbox.
-    Batch {
-        /// Its object name.
-        name: String,
-        /// Games in it.
-        games: usize,
-        /// Positions recorded per second while playing it.
-        positions_per_second: f64,
-    },
-    /// The store could not take the outbox's batches; the next try is after `retry_in`.
-    Waiting {
-        /// Batches in the outbox.
-        batches: usize,
-        /// Why.
-        reason: String,
-        /// When the next upload is tried.
-        retry_in: Duration,
-    },
-    /// The store took the batches that had waited in the outbox.
-    Uploaded {
-        /// Batches uploaded.
-        batches: usize,
-    },
-    /// The learner has finished the run's last generation; the actor stops.
-    RunComplete,
+    pub requests: zerosum_store::store::Requests,
 }
 
 /// An asynchronous actor of one run.
@@ -496,7 +464,7 @@ impl<'a, G: Game> Actor<'a, G> {
         let mut failure = None;
         let mut since = Instant::now();
         let mut write = |pending: &mut Vec<GameRecord>, summary: &mut ActorSummary| {
-            let name = layout::actor_batch(&self.options.id, summary.batches, generation);
+            let name = names::actor_batch(&self.options.id, summary.batches, generation);
             self.outbox.keep(&name, batch_text(pending).as_bytes())?;
             summary.batches += 1;
             summary.games += pending.len() as u64;
@@ -544,7 +512,11 @@ impl<'a, G: Game> Actor<'a, G> {
         device: zerosum_nn::Device,
         report: &mut impl FnMut(ActorEvent),
     ) -> Result<Freshness, TrainError> {
-        if events::recorded(&self.store, "generation", self.config.generations as u64)? {
+        if events::recorded(
+            &self.store,
+            EventKind::Generation,
+            self.config.generations as u64,
+        )? {
             return Ok(Freshness::RunComplete);
         }
         let Some(newest) = checkpoints::published(&self.store)? else {
@@ -644,7 +616,7 @@ impl Backoff {
     fn failed(&mut self) -> Duration {
         self.failures += 1;
         let ceiling = Duration::from_secs(1) * 2u32.pow(self.failures.min(6));
-        let wait = ceiling.mul_f64(crate::store::unseeded_fraction());
+        let wait = ceiling.mul_f64(zerosum_store::store::unseeded_fraction());
         self.next = Some(Instant::now() + wait);
         wait
     }
@@ -660,7 +632,7 @@ pub struct Outbox {
 impl Outbox {
     /// Opens (and creates) the outbox folder `dir`.
     pub fn open(dir: PathBuf) -> Result<Outbox, TrainError> {
-        std::fs::create_dir_all(&dir).map_err(|source| TrainError::Io {
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::Io {
             path: dir.clone(),
             source,
         })?;
@@ -671,7 +643,8 @@ impl Outbox {
     /// so that a power loss keeps every batch the actor finished.
     pub fn keep(&self, name: &str, bytes: &[u8]) -> Result<(), TrainError> {
         let path = self.dir.join(name.replace('/', "%"));
-        crate::durable::write_file(&path, bytes).map_err(|source| TrainError::Io { path, source })
+        Ok(zerosum_store::durable::write_file(&path, bytes)
+            .map_err(|source| StoreError::Io { path, source })?)
     }
 
     /// Removes batches that a killed actor was still writing (`.tmp` files a minute old: a
@@ -694,7 +667,7 @@ impl Outbox {
 
     /// The object names waiting, oldest first.
     pub fn pending(&self) -> Result<Vec<String>, TrainError> {
-        let entries = std::fs::read_dir(&self.dir).map_err(|source| TrainError::Io {
+        let entries = std::fs::read_dir(&self.dir).map_err(|source| StoreError::Io {
             path: self.dir.clone(),
             source,
         })?;
@@ -719,7 +692,7 @@ impl Outbox {
                 Ok(bytes) => bytes,
                 // Another actor thread of this process took it meanwhile.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(source) => return Err(TrainError::Io { path, source }),
+                Err(source) => return Err(StoreError::Io { path, source }.into()),
             };
             if store.put_once(&name, &bytes)? == Put::Written {
                 uploaded += 1;
@@ -727,7 +700,7 @@ impl Outbox {
             match std::fs::remove_file(&path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => return Err(TrainError::Io { path, source }),
+                Err(source) => return Err(StoreError::Io { path, source }.into()),
             }
         }
         Ok(uploaded)

@@ -10,13 +10,14 @@ use serde::Serialize;
 use zerosum_games::Game;
 use zerosum_nn::parse_device;
 
-use crate::arena::{elo_of_score, play_match_with_openings, MatchReport};
-use crate::config::{ResolvedConfig, RunConfig};
 use crate::error::TrainError;
-use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
 use crate::run::train;
 use crate::sink::Silent;
-use crate::store::RunStore;
+use zerosum_config::{ResolvedConfig, RunConfig};
+use zerosum_players::arena::{elo_of_score, play_match_with_openings, MatchReport};
+use zerosum_players::players::{build_agent, MctsAgent, PlayerSpec};
+use zerosum_players::Agent;
+use zerosum_store::store::RunStore;
 
 /// One recipe to compare.
 #[derive(Clone, Debug)]
@@ -106,7 +107,7 @@ pub fn compare<G: Game>(
         .collect::<Result<_, TrainError>>()?;
     for (name, _, dir) in &prepared {
         if settings.reuse {
-            crate::checkpoints::locate(&dir.to_string_lossy())?;
+            zerosum_store::checkpoints::locate(&dir.to_string_lossy())?;
         } else if dir.join("config.toml").exists() {
             return Err(TrainError::RunDir {
                 path: dir.clone(),
@@ -149,7 +150,7 @@ pub fn compare<G: Game>(
     let mut rng = SmallRng::seed_from_u64(settings.seed ^ 0xC0FFEE);
     let agent =
         |(name, config, dir): &(String, ResolvedConfig, PathBuf)| -> Result<MctsAgent<G>, TrainError> {
-            let model = crate::checkpoints::load_location(&dir.to_string_lossy(), initial, device)?;
+            let model = zerosum_store::checkpoints::load_location(&dir.to_string_lossy(), initial, device)?;
             Ok(MctsAgent::with_network(
                 name.clone(),
                 model,
@@ -161,7 +162,7 @@ pub fn compare<G: Game>(
     let mut rows = Vec::new();
     for entry in &prepared {
         let (name, _, dir) = entry;
-        let meta = crate::checkpoints::meta_at(&dir.to_string_lossy())?;
+        let meta = zerosum_store::checkpoints::meta_at(&dir.to_string_lossy())?;
         let games = count_games(&RunStore::open(&dir.to_string_lossy())?, meta.generation)?;
         let mut me = agent(entry)?;
         let mut references = Vec::new();

@@ -13,15 +13,16 @@ use rand::SeedableRng;
 use zerosum_games::Game;
 use zerosum_nn::{Device, Losses, Model};
 
-use crate::arena::{play_match_with_openings, MatchReport};
-use crate::checkpoints;
-use crate::config::{derive_seed, stream, ResolvedConfig};
 use crate::error::TrainError;
-use crate::layout;
 use crate::learner::{generation_records, Trainer};
-use crate::players::MctsAgent;
 use crate::sink::{Handler, Phase, Silent};
-use crate::store::RunStore;
+use zerosum_config::{derive_seed, stream, ResolvedConfig};
+use zerosum_players::arena::{play_match_with_openings, MatchReport};
+use zerosum_players::players::MctsAgent;
+use zerosum_store::checkpoints;
+use zerosum_store::names;
+use zerosum_store::store::RunStore;
+use zerosum_store::StoreError;
 
 /// How to distill and measure.
 #[derive(Clone, Debug)]
@@ -79,7 +80,7 @@ pub fn distill<G: Game>(
         .last()
         .copied()
         .filter(|&g| g > 0)
-        .ok_or_else(|| TrainError::Store {
+        .ok_or_else(|| StoreError::Location {
             location: run.location().to_string(),
             reason: "the run has no trained generation to distill".into(),
         })?;
@@ -142,7 +143,7 @@ pub fn distill<G: Game>(
     let mut matches = Vec::new();
     let opponents = [
         (
-            format!("run {}", layout::generation_name(last)),
+            format!("run {}", names::generation_name(last)),
             checkpoints::load(run, last, initial, device)?,
         ),
         ("window".to_string(), window_model),

@@ -11,16 +11,18 @@ use rand::SeedableRng;
 use zerosum_games::Game;
 use zerosum_nn::{Device, Model};
 
-use crate::arena::play_match_with_openings;
-use crate::checkpoints;
-use crate::config::{derive_seed, stream, RunConfig};
 use crate::error::TrainError;
-use crate::events;
-use crate::layout;
-use crate::metrics::EvalReport;
-use crate::players::{build_agent, Agent, MctsAgent, PlayerSpec};
+use crate::reports::EvalReport;
 use crate::sink::{Handler, Moment, Phase, Report, Sink};
-use crate::store::RunStore;
+use zerosum_config::{derive_seed, stream, RunConfig};
+use zerosum_players::arena::play_match_with_openings;
+use zerosum_players::players::{build_agent, MctsAgent, PlayerSpec};
+use zerosum_players::Agent;
+use zerosum_store::checkpoints;
+use zerosum_store::events;
+use zerosum_store::names;
+use zerosum_store::store::RunStore;
+use zerosum_store::EventKind;
 
 /// The evaluator of a run: each checkpoint it is given plays the run's baselines and the
 /// checkpoint evaluated before it.
@@ -75,7 +77,7 @@ impl<'a, G: Game> EvaluatorRole<'a, G> {
         let mut rng =
             SmallRng::seed_from_u64(derive_seed(self.config.seed, stream::EVALUATE, generation));
         let mut opponents = self.opponents(generation)?;
-        let mut me = self.agent(model, layout::generation_name(generation))?;
+        let mut me = self.agent(model, names::generation_name(generation))?;
         let total = opponents.len() * arena.games;
         progress.phase_started(generation, Phase::Evaluate, total as u64);
         let mut matches = Vec::with_capacity(opponents.len());
@@ -112,7 +114,7 @@ impl<'a, G: Game> EvaluatorRole<'a, G> {
             )?);
         }
         if let (true, Some(previous)) = (self.config.arena.previous, &self.previous) {
-            let name = layout::generation_name(previous.meta().generation);
+            let name = names::generation_name(previous.meta().generation);
             opponents.push(Box::new(self.agent(previous, name)?));
         }
         Ok(opponents)
@@ -151,14 +153,16 @@ pub fn follow<G: Game>(
     handler: &mut dyn Handler,
 ) -> Result<Vec<u64>, TrainError> {
     let device = zerosum_nn::parse_device(&config.device)?;
-    let mut log = crate::events::EventLog::new(store);
+    let mut log = crate::sink::EventLog::new(store);
     let mut sink = Sink::new().with(&mut log).with(handler);
     let mut role = EvaluatorRole::new(initial, config, device);
     let mut done = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         let mut waiting = true;
         for generation in checkpoints::generations(store)? {
-            if !is_due(config, generation) || events::recorded(store, "evaluate", generation)? {
+            if !is_due(config, generation)
+                || events::recorded(store, EventKind::Evaluate, generation)?
+            {
                 continue;
             }
             waiting = false;

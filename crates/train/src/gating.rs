@@ -9,52 +9,16 @@
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use serde::{Deserialize, Serialize};
 use zerosum_games::Game;
 use zerosum_nn::Model;
 
-use crate::arena::{play_match_with_openings, MatchReport};
-use crate::config::{derive_seed, stream, RunConfig};
 use crate::error::TrainError;
-use crate::layout;
-use crate::players::MctsAgent;
+use crate::reports::GateReport;
+use zerosum_config::{derive_seed, stream, RunConfig};
+use zerosum_players::arena::play_match_with_openings;
 
-/// Gating settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct GatingConfig {
-    /// Gate the self-play network (AlphaGo Zero); off plays the newest (AlphaZero).
-    pub enabled: bool,
-    /// Games of each gating match (colours alternate).
-    pub games: usize,
-    /// Score the candidate needs against the best network (AlphaGo Zero: 0.55).
-    pub threshold: f64,
-    /// Also require the threshold against the second best (CGZero's best1/best2).
-    pub best_two: bool,
-    /// CGZero's self-play opponents: the best plays the second best and an older
-    /// generation as well as itself ([`split`]); needs `best_two`.
-    pub opponents: bool,
-    /// With `opponents`: the share of each generation's games the best plays against an
-    /// older generation (CGZero: 0.1).
-    pub older_share: f64,
-    /// With `opponents`: the older generation is drawn from this many most recent
-    /// promoted networks before the second best.
-    pub older_recent: usize,
-}
-
-impl Default for GatingConfig {
-    fn default() -> Self {
-        GatingConfig {
-            enabled: false,
-            games: 40,
-            threshold: 0.55,
-            best_two: false,
-            opponents: false,
-            older_share: 0.1,
-            older_recent: 5,
-        }
-    }
-}
+use zerosum_players::players::MctsAgent;
+use zerosum_store::names;
 
 /// The networks gating keeps, and whether the last candidate got through.
 pub struct Gate {
@@ -100,15 +64,6 @@ pub fn split(
     [rest - against_second, against_second, older]
 }
 
-/// What one gating decision saw.
-#[derive(Clone, Debug, Serialize)]
-pub struct GateReport {
-    /// The candidate's matches: against the best, then the second best.
-    pub matches: Vec<MatchReport>,
-    /// Whether the candidate became the best.
-    pub promoted: bool,
-}
-
 impl Gate {
     /// Plays `candidate` against the best (and the second best) and promotes it when it
     /// reaches the threshold in every match.
@@ -130,7 +85,7 @@ impl Gate {
                 config.arena.num_simulations,
             ))
         };
-        let mut me = agent(candidate, &layout::generation_name(generation))?;
+        let mut me = agent(candidate, &names::generation_name(generation))?;
         let mut opponents = vec![agent(&self.best, "best")?];
         if gating.best_two {
             if let Some(second) = &self.second {
@@ -164,6 +119,7 @@ impl Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zerosum_config::GatingConfig;
     use zerosum_games::tic_tac_toe::TicTacToe;
     use zerosum_nn::{Device, Family, ModelConfig};
 

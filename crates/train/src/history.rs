@@ -1,18 +1,16 @@
-//! A run's metrics read back: its events ([`crate::events`]) as typed series, for reports
+//! A run's metrics read back: its events ([`zerosum_store::events`]) as typed series, for reports
 //! and plots.
 //!
-//! [`RunHistory::read`] only reads. In a run written before events were objects, its
-//! `metrics.jsonl` may be having a line appended while we read, so an incomplete last line
-//! is skipped and left alone. Events it does not know, and
-//! fields a line lacks, are skipped: a newer or older run still gives what it has. A line
-//! that is not JSON at all (a line torn by a crash, then continued by a later append) is
-//! skipped too, and its number kept in [`RunHistory::skipped`] for the reader to report.
+//! [`RunHistory::read`] only reads. Events it does not know, and fields a line lacks, are
+//! skipped. An event that is not JSON at all (an object cut by a crash) is skipped too, and
+//! its number kept in [`RunHistory::skipped`] for the reader to report.
 
 use serde_json::Value;
 
-use crate::arena::MatchReport;
 use crate::error::TrainError;
-use crate::store::RunStore;
+use zerosum_players::arena::MatchReport;
+use zerosum_store::store::RunStore;
+use zerosum_store::EventKind;
 
 /// Loss terms of the learner (the last tenth of a generation's steps); NaN where the
 /// event lacks one.
@@ -144,9 +142,9 @@ impl RunHistory {
 
     /// Reads the run in `store` (its events and the game of its `config.toml`).
     pub fn read(store: &RunStore) -> Result<RunHistory, TrainError> {
-        let text = crate::events::read_text(store)?;
+        let text = zerosum_store::events::read_text(store)?;
         let mut history = RunHistory::parse(&text);
-        if let Some(config) = store.get_text(crate::layout::CONFIG)? {
+        if let Some(config) = store.get_text(zerosum_store::names::CONFIG)? {
             history.game = config
                 .parse::<toml::Table>()
                 .ok()
@@ -155,7 +153,7 @@ impl RunHistory {
         Ok(history)
     }
 
-    /// Parses the text of a `metrics.jsonl`, skipping an incomplete last line and any line
+    /// Parses the event log as JSON Lines text, skipping an incomplete last line and any line
     /// that is not a JSON object.
     pub fn parse(text: &str) -> RunHistory {
         let mut history = RunHistory::default();
@@ -178,18 +176,23 @@ impl RunHistory {
             };
             let generation = value["generation"].as_u64();
             let step = value["step"].as_u64();
-            match (value["event"].as_str(), generation) {
-                (Some("self_play"), Some(generation)) => history.self_play.push(SelfPlayPoint {
-                    generation,
-                    step: step.unwrap_or(0),
-                    games: number(&value["games"]),
-                    mean_length: number(&value["mean_length"]),
-                    min_length: number(&value["min_length"]),
-                    max_length: number(&value["max_length"]),
-                    positions_per_second: number(&value["positions_per_second"]),
-                    evaluations_per_second: number(&value["evaluations_per_second"]),
-                }),
-                (Some("learn"), Some(generation)) => {
+            match (
+                value["event"].as_str().and_then(EventKind::parse),
+                generation,
+            ) {
+                (Some(EventKind::SelfPlay), Some(generation)) => {
+                    history.self_play.push(SelfPlayPoint {
+                        generation,
+                        step: step.unwrap_or(0),
+                        games: number(&value["games"]),
+                        mean_length: number(&value["mean_length"]),
+                        min_length: number(&value["min_length"]),
+                        max_length: number(&value["max_length"]),
+                        positions_per_second: number(&value["positions_per_second"]),
+                        evaluations_per_second: number(&value["evaluations_per_second"]),
+                    })
+                }
+                (Some(EventKind::Learn), Some(generation)) => {
                     let losses = &value["final_losses"];
                     history.learn.push(LearnPoint {
                         generation,
@@ -205,20 +208,22 @@ impl RunHistory {
                         learning_rate: number(&value["learning_rate"]),
                     })
                 }
-                (Some("evaluate"), Some(generation)) => history.evaluations.push(EvalPoint {
-                    generation,
-                    step: step.unwrap_or(0),
-                    matches: value["matches"]
-                        .as_array()
-                        .map(|matches| {
-                            matches
-                                .iter()
-                                .filter_map(|m| serde_json::from_value(m.clone()).ok())
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                }),
-                (Some("generation"), Some(generation)) => {
+                (Some(EventKind::Evaluate), Some(generation)) => {
+                    history.evaluations.push(EvalPoint {
+                        generation,
+                        step: step.unwrap_or(0),
+                        matches: value["matches"]
+                            .as_array()
+                            .map(|matches| {
+                                matches
+                                    .iter()
+                                    .filter_map(|m| serde_json::from_value(m.clone()).ok())
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
+                    })
+                }
+                (Some(EventKind::Generation), Some(generation)) => {
                     history.generations.push(GenerationPoint {
                         generation,
                         step: step.unwrap_or(0),
@@ -226,7 +231,7 @@ impl RunHistory {
                         memory_mib: number(&value["memory_mib"]),
                     })
                 }
-                (Some("ladder"), _) => {
+                (Some(EventKind::Ladder), _) => {
                     if let (Some(player), Some(elo)) =
                         (value["player"].as_str(), value["elo"].as_f64())
                     {
@@ -265,12 +270,15 @@ impl RunHistory {
     /// to +890)`.
     pub fn ladder_headline(&self) -> Option<String> {
         let newest = self.ladder.iter().rfind(|p| p.generation.is_some())?;
-        let rating = crate::ladder::ratings::Rating {
+        let rating = zerosum_players::ratings::Rating {
             elo: newest.elo,
             low: newest.low,
             high: newest.high,
         };
-        Some(crate::ladder::headline(newest.generation?, &rating))
+        Some(zerosum_players::ratings::headline(
+            newest.generation?,
+            &rating,
+        ))
     }
 
     /// The last generation any event mentions.

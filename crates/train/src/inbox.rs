@@ -5,13 +5,14 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use crate::actor::read_batch;
-use crate::config::RunConfig;
 use crate::error::TrainError;
-use crate::layout;
 use crate::learner::Manifest;
-use crate::record::GameRecord;
 use crate::sink::{Handler, Phase};
-use crate::store::RunStore;
+use zerosum_config::RunConfig;
+use zerosum_store::names;
+use zerosum_store::record::GameRecord;
+use zerosum_store::store::RunStore;
+use zerosum_store::StoreError;
 
 /// The actor batches an asynchronous learner has not read yet.
 pub struct Inbox<'a> {
@@ -32,8 +33,8 @@ impl<'a> Inbox<'a> {
     /// The inbox of the run in `store`, knowing every batch its manifests name.
     pub fn open(store: &'a RunStore) -> Result<Inbox<'a>, TrainError> {
         let mut taken = BTreeSet::new();
-        for name in store.list(layout::INGESTED)? {
-            let Some(generation) = layout::json_generation(&name) else {
+        for name in store.list(names::INGESTED)? {
+            let Some(generation) = names::json_generation(&name) else {
                 continue;
             };
             if let Some(manifest) = crate::learner::manifest(store, generation)? {
@@ -70,8 +71,8 @@ impl<'a> Inbox<'a> {
         let mut records = Vec::new();
         progress.phase_started(generation, Phase::Collect, wanted as u64);
         while records.len() < wanted {
-            for name in self.store.list(layout::ACTOR_GAMES)? {
-                let name = format!("{}/{name}", layout::ACTOR_GAMES);
+            for name in self.store.list(names::ACTOR_GAMES)? {
+                let name = format!("{}/{name}", names::ACTOR_GAMES);
                 let seen = |list: &[String]| list.contains(&name);
                 if self.taken.contains(&name) || seen(&manifest.batches) || seen(&manifest.stale) {
                     continue;
@@ -87,10 +88,11 @@ impl<'a> Inbox<'a> {
             }
             if records.len() < wanted {
                 if actor_stopped() {
-                    return Err(TrainError::Store {
+                    return Err(StoreError::Location {
                         location: self.store.location().to_string(),
                         reason: "an actor thread stopped".into(),
-                    });
+                    }
+                    .into());
                 }
                 std::thread::sleep(Duration::from_millis(500));
             }
@@ -107,16 +109,16 @@ impl<'a> Inbox<'a> {
         oldest_fresh: u64,
         check: &dyn Fn(&GameRecord) -> Result<(), String>,
     ) -> Result<Verdict, TrainError> {
-        if layout::batch_checkpoint(name).unwrap_or(0) < oldest_fresh {
+        if names::batch_checkpoint(name).unwrap_or(0) < oldest_fresh {
             return Ok(Verdict::SetAside);
         }
         let batch = match read_batch(self.store, name) {
             Ok(batch) => batch.unwrap_or_default(),
-            Err(e @ TrainError::BadRecord { .. }) => {
+            Err(e @ StoreError::BadRecord { .. }) => {
                 tracing::warn!("{e}; the batch is set aside");
                 return Ok(Verdict::SetAside);
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         };
         let broken = batch
             .iter()

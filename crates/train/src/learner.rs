@@ -12,23 +12,27 @@ use zerosum_games::Game;
 use zerosum_nn::{Device, DeviceBatch, Losses, Model, PendingLosses};
 
 use crate::actor::{read_batch, Lineup};
-use crate::arena::MatchReport;
-use crate::checkpoints;
-use crate::config::{ResolvedConfig, RunConfig};
 use crate::error::TrainError;
-use crate::events;
-use crate::gating::{Gate, GateReport};
-use crate::layout;
-use crate::metrics::LearnerReport;
-use crate::record::GameRecord;
+use crate::gating::Gate;
 use crate::replay::{samples_from_record, weigh_by_surprise, ReplayBuffer, ValueTarget};
+use crate::reports::GateReport;
+use crate::reports::LearnerReport;
 use crate::sink::{Handler, Phase};
-use crate::store::RunStore;
+use zerosum_config::ConfigError;
+use zerosum_config::{ResolvedConfig, RunConfig};
+use zerosum_players::arena::MatchReport;
+use zerosum_store::checkpoints;
+use zerosum_store::events;
+use zerosum_store::names;
+use zerosum_store::record::GameRecord;
+use zerosum_store::store::RunStore;
+use zerosum_store::EventKind;
+use zerosum_store::StoreError;
 
-/// What [`layout::RUN`] holds: a role joins a run only if it can play it.
+/// What [`names::RUN`] holds: a role joins a run only if it can play it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunIdentity {
-    /// The layout's version ([`layout::FORMAT`]).
+    /// The layout's version ([`names::FORMAT`]).
     pub format: u32,
     /// The game's full registry name.
     pub game: String,
@@ -40,7 +44,7 @@ impl RunIdentity {
     /// The identity of a run of `game` made by this build.
     pub fn new(game: String) -> RunIdentity {
         RunIdentity {
-            format: layout::FORMAT,
+            format: names::FORMAT,
             game,
             zerosum: env!("CARGO_PKG_VERSION").to_string(),
         }
@@ -51,36 +55,47 @@ impl RunIdentity {
     fn claim(store: &RunStore, game: String) -> Result<(), TrainError> {
         let identity = RunIdentity::new(game);
         match RunIdentity::check(store)? {
-            Some(existing) if existing.game != identity.game => Err(TrainError::Store {
+            Some(existing) if existing.game != identity.game => Err(StoreError::Location {
                 location: store.location().to_string(),
                 reason: format!("the run trains {}, not {}", existing.game, identity.game),
-            }),
+            }
+            .into()),
             Some(_) => Ok(()),
             None => store
                 .put_once(
-                    layout::RUN,
+                    names::RUN,
                     &serde_json::to_vec_pretty(&identity).expect("identities serialise"),
                 )
-                .map(|_| ()),
+                .map(|_| ())
+                .map_err(Into::into),
         }
     }
 
     /// Reads the run's identity and fails, in one line, unless this build can join it.
     pub fn check(store: &RunStore) -> Result<Option<RunIdentity>, TrainError> {
-        let Some(bytes) = store.get(layout::RUN)? else {
+        let Some(bytes) = store.get(names::RUN)? else {
             return Ok(None);
         };
-        let refuse = |reason: String| TrainError::Store {
-            location: store.location().to_string(),
-            reason,
+        let refuse = |reason: String| -> TrainError {
+            StoreError::Location {
+                location: store.location().to_string(),
+                reason,
+            }
+            .into()
         };
         let identity: RunIdentity = serde_json::from_slice(&bytes)
-            .map_err(|e| refuse(format!("{} is not a run identity: {e}", layout::RUN)))?;
+            .map_err(|e| refuse(format!("{} is not a run identity: {e}", names::RUN)))?;
         let mine = RunIdentity::new(identity.game.clone());
-        if identity.format != mine.format || identity.zerosum != mine.zerosum {
+        if identity.format != mine.format {
             return Err(refuse(format!(
-                "run made by zerosum {} (layout {}), this is zerosum {} (layout {}): use the same build",
-                identity.zerosum, identity.format, mine.zerosum, mine.format
+                "a run of format {}, written by zerosum {}: this build reads format {} only",
+                identity.format, identity.zerosum, mine.format
+            )));
+        }
+        if identity.zerosum != mine.zerosum {
+            return Err(refuse(format!(
+                "run made by zerosum {}, this is zerosum {}: use the same build",
+                identity.zerosum, mine.zerosum
             )));
         }
         Ok(Some(identity))
@@ -315,10 +330,11 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         device: Device,
     ) -> Result<Self, TrainError> {
         if config.replay.value_score_weight > 0.0 && initial.final_score().is_none() {
-            return Err(TrainError::BadConfig(format!(
+            return Err(ConfigError(format!(
                 "replay.value_score_weight needs a game that counts a score (go); {} has none",
                 initial.name()
-            )));
+            ))
+            .into());
         }
         // A new run's starting weights are read first: a bad `init` leaves no run behind.
         let saved = checkpoints::generations(store)?;
@@ -331,7 +347,7 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             check_same_network(store, latest, config)?;
         }
         RunIdentity::claim(store, initial.name())?;
-        store.replace(layout::CONFIG, config.to_toml().as_bytes())?;
+        store.replace(names::CONFIG, config.to_toml().as_bytes())?;
         let optimizer = resume_optimizer(initial, config, store, device, init)?;
         let mut role = LearnerRole {
             initial,
@@ -380,7 +396,8 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             let trained = event["generation"]
                 .as_u64()
                 .filter(|&generation| generation <= self.generation());
-            let Some(generation) = trained.filter(|_| event["event"] == "gate") else {
+            let Some(generation) = trained.filter(|_| event["event"] == EventKind::Gate.name())
+            else {
                 continue;
             };
             if event["promoted"] == true {
@@ -415,7 +432,7 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         let Some((gate, promoted)) = self.gate.as_ref().filter(|_| cgzero) else {
             return Lineup::alone(self.generator(), games);
         };
-        let name = layout::generation_name;
+        let name = names::generation_name;
         let before_second = &promoted[..promoted.len().saturating_sub(2)];
         let recent = &before_second[before_second
             .len()
@@ -478,7 +495,12 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         let step = optimizer.step();
         optimizer.model_mut().set_progress(step, generation);
         let state = optimizer.optimizer_state()?;
-        checkpoints::save(self.store, generation, optimizer.model(), Some(&state))
+        Ok(checkpoints::save(
+            self.store,
+            generation,
+            optimizer.model(),
+            Some(&state),
+        )?)
     }
 
     /// Under gating, plays checkpoint `generation` against the best (and second best) and
@@ -550,11 +572,11 @@ fn resume_optimizer<G: Game>(
         }
     };
     let step = model.meta().step;
-    let base = layout::checkpoint(model.meta().generation);
+    let base = names::checkpoint(model.meta().generation);
     let mut optimizer = zerosum_nn::Learner::new(model, &config.learner, step)?;
     // The optimizer's state goes on where it stopped; a state for another optimizer (the
     // config changed on resume) starts afresh, as a new run would.
-    if let Some(state) = store.get(&layout::optimizer(&base))? {
+    if let Some(state) = store.get(&names::optimizer(&base))? {
         if let Err(error) = optimizer.restore_optimizer(&state) {
             tracing::warn!(
                 "{}: {error}; the optimizer starts afresh",
@@ -573,24 +595,24 @@ fn check_same_network(
     generation: u64,
     config: &ResolvedConfig,
 ) -> Result<(), TrainError> {
-    let sidecar = layout::sidecar(&layout::checkpoint(generation));
+    let sidecar = names::sidecar(&names::checkpoint(generation));
     let Some(bytes) = store.get(&sidecar)? else {
         return Ok(());
     };
     let meta: zerosum_nn::CheckpointMeta =
-        serde_json::from_slice(&bytes).map_err(|e| TrainError::Store {
+        serde_json::from_slice(&bytes).map_err(|e| StoreError::Location {
             location: store.display(&sidecar),
             reason: format!("not a checkpoint's metadata: {e}"),
         })?;
     if same_network(&meta.model, &config.model) {
         return Ok(());
     }
-    Err(TrainError::BadConfig(format!(
+    Err(ConfigError(format!(
         "{} holds a {}, the config's [model] declares a {}: a run's network cannot change (--init starts a new run from its weights)",
         store.display(&sidecar),
         meta.model.describe(),
         config.model.describe()
-    )))
+    )).into())
 }
 
 /// The network of `config.init`, the start of a new run: refused in one line when it is
@@ -602,7 +624,9 @@ fn warm_start<G: Game>(
     device: Device,
 ) -> Result<Model, TrainError> {
     let found = checkpoints::locate(&config.init)?;
-    let refused = |reason: String| TrainError::BadConfig(format!("init {}: {reason}", config.init));
+    let refused = |reason: String| -> TrainError {
+        ConfigError(format!("init {}: {reason}", config.init)).into()
+    };
     let mut model = Model::from_bytes(
         &found.bytes,
         initial,
@@ -620,23 +644,9 @@ fn warm_start<G: Game>(
     let seconds = model
         .meta()
         .train_seconds
-        .or_else(|| run_train_seconds(&found.origin, model.meta().generation));
+        .or_else(|| checkpoints::run_train_seconds(&found.origin, model.meta().generation));
     model.start_from(found.origin, seconds);
     Ok(model)
-}
-
-/// The training time up to `generation` that the run holding the checkpoint at `origin`
-/// (`RUN/checkpoints/gen-NNNN`) recorded, where it is in a run and the run recorded one.
-pub(crate) fn run_train_seconds(origin: &str, generation: u64) -> Option<f64> {
-    origin
-        .rsplit_once('/')
-        .and_then(|(folder, _)| folder.strip_suffix("/checkpoints"))
-        .and_then(|run| RunStore::open(run).ok())
-        .and_then(|run| {
-            crate::run::train_seconds_at(&run, generation)
-                .ok()
-                .flatten()
-        })
 }
 
 /// Whether two model configs build the same network: the settings its family reads (an
@@ -653,9 +663,8 @@ fn same_network(a: &zerosum_nn::ModelConfig, b: &zerosum_nn::ModelConfig) -> boo
         }
 }
 
-/// The games of a generation: the actor batches its learner read (asynchronous runs), the
-/// generation's own batches (synchronous), or the single file of a run written before
-/// batches.
+/// The games of a generation: the actor batches its learner read (asynchronous runs), or
+/// the generation's own batches (synchronous).
 pub fn generation_records(
     store: &RunStore,
     generation: u64,
@@ -664,14 +673,12 @@ pub fn generation_records(
     let names: Vec<String> = match manifest(store, generation)? {
         Some(manifest) => manifest.batches,
         None => {
-            let folder = layout::generation_games(generation);
-            let mut names: Vec<String> = store
+            let folder = names::generation_games(generation);
+            store
                 .list(&folder)?
                 .into_iter()
                 .map(|name| format!("{folder}/{name}"))
-                .collect();
-            names.push(layout::legacy_games(generation));
-            names
+                .collect()
         }
     };
     for name in names {
@@ -679,10 +686,10 @@ pub fn generation_records(
             Ok(batch) => records.extend(batch.unwrap_or_default()),
             // A batch cut or edited since it was written is set aside, as the inbox does:
             // the generation's self-play plays its games again where it is unfinished.
-            Err(e @ TrainError::BadRecord { .. }) => {
+            Err(e @ StoreError::BadRecord { .. }) => {
                 tracing::warn!("{e}; the batch is set aside")
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(records)
@@ -690,19 +697,18 @@ pub fn generation_records(
 
 /// The manifest of an asynchronous learner's generation, if it chose its batches.
 pub fn manifest(store: &RunStore, generation: u64) -> Result<Option<Manifest>, TrainError> {
-    let name = layout::ingested(generation);
+    let name = names::ingested(generation);
     let Some(bytes) = store.get(&name)? else {
         return Ok(None);
     };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| TrainError::Store {
-            location: store.display(&name),
-            reason: format!("not a manifest: {e}"),
-        })
+    let manifest = serde_json::from_slice(&bytes).map_err(|e| StoreError::Location {
+        location: store.display(&name),
+        reason: format!("not a manifest: {e}"),
+    })?;
+    Ok(Some(manifest))
 }
 
-/// What an asynchronous learner's generation read ([`layout::ingested`]).
+/// What an asynchronous learner's generation read ([`names::ingested`]).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Manifest {
     /// Batches learned from.

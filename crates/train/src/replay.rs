@@ -14,8 +14,8 @@ use rand::Rng;
 use zerosum_games::{value_for, Action, Game, Player, Symmetry};
 use zerosum_nn::Batch;
 
-use crate::config::{ReplayConfig, Subset};
-use crate::record::GameRecord;
+use zerosum_config::{ReplayConfig, Subset};
+use zerosum_store::record::GameRecord;
 
 /// One training position.
 #[derive(Clone, Debug)]
@@ -71,7 +71,7 @@ impl ValueTarget {
     };
 
     /// The target a run's config asks for.
-    pub fn of(config: &crate::config::RunConfig) -> ValueTarget {
+    pub fn of(config: &zerosum_config::RunConfig) -> ValueTarget {
         ValueTarget {
             q_mix: config.replay.value_q_mix,
             discount: config.search.discount as f64,
@@ -526,7 +526,7 @@ mod tests {
 
     #[test]
     fn value_target_mixes_q_in_as_the_game_goes_on() {
-        use crate::record::MoveStats;
+        use zerosum_store::record::MoveStats;
         let game = ConnectFour::new();
         let actions = vec![0, 1, 0, 1, 0, 1, 0];
         let stats = actions
@@ -588,8 +588,8 @@ mod tests {
     /// the target says by how much.
     #[test]
     fn value_target_blends_the_final_score_in_by_its_weight() {
-        use crate::record::MoveStats;
         use zerosum_games::go::Go;
+        use zerosum_store::record::MoveStats;
         let game = Go::new();
         let pass = game.num_actions() - 1;
         let actions = vec![12, pass, pass];
@@ -647,8 +647,8 @@ mod tests {
     /// the plies left and mixed with the search's value like the result alone.
     #[test]
     fn the_score_blend_is_seen_by_each_mover_discounted_and_mixed_with_q() {
-        use crate::record::MoveStats;
         use zerosum_games::go::Go;
+        use zerosum_store::record::MoveStats;
         let game = Go::new();
         let pass = game.num_actions() - 1;
         let stats = Some(MoveStats {
@@ -725,7 +725,7 @@ mod tests {
     /// surprise, and the draw follows them.
     #[test]
     fn surprising_positions_are_weighted_up_and_drawn_more() {
-        use crate::record::MoveStats;
+        use zerosum_store::record::MoveStats;
         let game = ConnectFour::new();
         let actions = vec![0, 1, 0, 1];
         let surprises = [0.0f32, 1.0, 3.0, 0.0];

@@ -18,18 +18,20 @@ use zerosum_games::Game;
 use zerosum_nn::parse_device;
 
 use crate::actor::{batch_text, run_self_play, Actor, ActorOptions};
-use crate::config::{derive_seed, stream, Mode, ResolvedConfig, RunConfig};
 use crate::error::TrainError;
 use crate::evaluator::{is_due, EvaluatorRole};
-use crate::events::{self, EventLog};
 use crate::inbox::Inbox;
-use crate::layout;
 use crate::learner::{generation_records, LearnerRole, Manifest};
-use crate::metrics::{EvalReport, LearnerReport, SelfPlayReport};
-use crate::record::GameRecord;
+use crate::reports::{EvalReport, LearnerReport, SelfPlayReport};
 use crate::self_play::SelfPlayCounters;
+use crate::sink::EventLog;
 use crate::sink::{GenerationReport, Handler, Log, Moment, Phase, Report, Sink};
-use crate::store::RunStore;
+use zerosum_config::{derive_seed, stream, Mode, ResolvedConfig, RunConfig};
+use zerosum_store::events;
+use zerosum_store::names;
+use zerosum_store::record::GameRecord;
+use zerosum_store::store::RunStore;
+use zerosum_store::EventKind;
 
 /// What a finished (or stopped) run reached.
 #[derive(Clone, Debug)]
@@ -130,11 +132,10 @@ struct Clock {
 }
 
 impl Clock {
-    /// Takes up the time the `generation` event of the resume point recorded (in a run
-    /// written before events were objects, the last such event of its log).
+    /// Takes up the time the `generation` event of the resume point recorded.
     fn resume(store: &RunStore, generation: u64) -> Result<Clock, TrainError> {
         Ok(Clock {
-            earlier: train_seconds_at(store, generation)?.unwrap_or(0.0),
+            earlier: events::train_seconds_at(store, generation)?.unwrap_or(0.0),
             start: Instant::now(),
         })
     }
@@ -142,56 +143,6 @@ impl Clock {
     fn seconds(&self) -> f64 {
         self.earlier + self.start.elapsed().as_secs_f64()
     }
-}
-
-/// The training time of the run in `store` up to `generation`, as its `generation` event
-/// recorded it (in a run written before events were objects, the last such event of its
-/// log). A generation cut off after its checkpoint but before that event counts the time up
-/// to the generation before it plus the seconds its own recorded steps took, and so does one
-/// whose event is damaged. None for generation 0 or a run that never recorded one.
-pub(crate) fn train_seconds_at(
-    store: &RunStore,
-    generation: u64,
-) -> Result<Option<f64>, TrainError> {
-    if generation == 0 {
-        return Ok(None);
-    }
-    let seconds = |event: &serde_json::Value| event["train_seconds"].as_f64();
-    if let Some(bytes) = store.get(&layout::event(generation, 5, "generation"))? {
-        match serde_json::from_slice::<serde_json::Value>(&bytes) {
-            Ok(event) if seconds(&event).is_some() => return Ok(seconds(&event)),
-            // Damaged: counted as a generation cut off before its event, below.
-            _ => tracing::warn!(
-                "{}: not a generation event; its time is counted from its steps",
-                store.display(&layout::event(generation, 5, "generation"))
-            ),
-        }
-    }
-    // Read once: generations cut off add up their steps down to one that recorded its time.
-    let events = events::read(store)?;
-    let mut steps = 0.0;
-    for generation in (1..=generation).rev() {
-        let of_generation = || {
-            events
-                .iter()
-                .filter(move |event| event["generation"].as_u64() == Some(generation))
-        };
-        if let Some(recorded) = of_generation()
-            .filter(|event| event["event"] == "generation")
-            .filter_map(seconds)
-            .next_back()
-        {
-            return Ok(Some(recorded + steps));
-        }
-        let own: f64 = of_generation()
-            .filter_map(|event| event["seconds"].as_f64())
-            .sum();
-        if own == 0.0 {
-            return Ok(None);
-        }
-        steps += own;
-    }
-    Ok(Some(steps))
 }
 
 /// The state the learner's loop carries from one generation to the next.
@@ -205,7 +156,7 @@ struct Loop<'a, G: Game> {
     clock: Clock,
     last_eval: Option<EvalReport>,
     /// The store's request count when the generation began.
-    requests_before: crate::store::Requests,
+    requests_before: zerosum_store::store::Requests,
 }
 
 impl<G: Game> Loop<'_, G> {
@@ -280,21 +231,21 @@ impl<G: Game> Loop<'_, G> {
     /// complete.
     fn finish_cut_generation(&mut self, learner: &mut LearnerRole<G>) -> Result<(), TrainError> {
         let generation = learner.generation();
-        if generation == 0 || events::recorded(self.store, "generation", generation)? {
+        if generation == 0 || events::recorded(self.store, EventKind::Generation, generation)? {
             return Ok(());
         }
         let (Some(self_play), Some(learned)) = (
-            events::read_report::<SelfPlayReport>(self.store, "self_play", generation)?,
-            events::read_report::<LearnerReport>(self.store, "learn", generation)?,
+            events::read_report::<SelfPlayReport>(self.store, EventKind::SelfPlay, generation)?,
+            events::read_report::<LearnerReport>(self.store, EventKind::Learn, generation)?,
         ) else {
-            // A run written before events were objects: its next generation closes it.
+            // Without the events of its steps there is nothing to close.
             return Ok(());
         };
-        if !events::recorded(self.store, "gate", generation)? {
+        if !events::recorded(self.store, EventKind::Gate, generation)? {
             self.gate(learner, generation)?;
         }
         learner.publish()?;
-        let evaluation = match events::read_report(self.store, "evaluate", generation)? {
+        let evaluation = match events::read_report(self.store, EventKind::Evaluate, generation)? {
             Some(recorded) => Some(recorded),
             None => {
                 if let Some(evaluator) = self.evaluator.as_mut() {
@@ -376,7 +327,7 @@ impl<G: Game> Loop<'_, G> {
             window_positions: learned.window_positions,
             evaluation,
             store_requests: self.store.requests() - self.requests_before,
-            memory_mib: crate::metrics::resident_memory_mib(),
+            memory_mib: crate::reports::resident_memory_mib(),
         }
     }
 
@@ -452,7 +403,7 @@ impl<G: Game> Loop<'_, G> {
             };
             inbox.mark(&manifest);
             self.store.put_once(
-                &layout::ingested(generation),
+                &names::ingested(generation),
                 &serde_json::to_vec(&manifest).expect("manifests serialise"),
             )?;
             let report = actors_report(&records, &manifest, since.elapsed().as_secs_f64());
@@ -501,11 +452,11 @@ fn play_generation<G: Game>(
     let needed = wanted.saturating_sub(records.len());
     progress.phase_started(generation, Phase::SelfPlay, wanted as u64);
     progress.phase_advanced(records.len() as u64);
-    let mut next_batch = store.list(&layout::generation_games(generation))?.len();
+    let mut next_batch = store.list(&names::generation_games(generation))?.len();
     let mut pending: Vec<GameRecord> = Vec::new();
     let mut write = |batch: &mut Vec<GameRecord>| -> Result<(), TrainError> {
         if !batch.is_empty() {
-            let name = layout::generation_batch(generation, next_batch);
+            let name = names::generation_batch(generation, next_batch);
             store.put_once(&name, batch_text(batch).as_bytes())?;
             next_batch += 1;
             batch.clear();
@@ -617,8 +568,8 @@ pub(crate) mod tests {
             vec!["0000.jsonl", "0001.jsonl"]
         );
         // As if the process had died after self-play and learning but before the checkpoint.
-        crate::checkpoints::remove(&store, 1).unwrap();
-        store.delete(&layout::event(1, 5, "generation")).unwrap();
+        zerosum_store::checkpoints::remove(&store, 1).unwrap();
+        store.delete(&EventKind::Generation.object(1)).unwrap();
         let before = generation_records(&store, 1).unwrap();
         assert_eq!(before.len(), 4);
         let summary = train(&game, &config, &store, &mut Silent).unwrap();
@@ -642,8 +593,8 @@ pub(crate) mod tests {
         let game = zerosum_games::tic_tac_toe::TicTacToe::new();
         let config = tiny("generations = 1");
         train(&game, &config, &store, &mut Silent).unwrap();
-        crate::checkpoints::remove(&store, 1).unwrap();
-        store.delete(&layout::event(1, 5, "generation")).unwrap();
+        zerosum_store::checkpoints::remove(&store, 1).unwrap();
+        store.delete(&names::event(1, 5, "generation")).unwrap();
         let batch = dir.join("games/gen-0001/0001.jsonl");
         let text = std::fs::read_to_string(&batch).unwrap();
         std::fs::write(&batch, &text[..text.len() / 2]).unwrap();
@@ -690,9 +641,9 @@ pub(crate) mod tests {
         let (dir, store) = scratch("cut-off");
         let game = zerosum_games::tic_tac_toe::TicTacToe::new();
         train(&game, &tiny("generations = 2"), &store, &mut Silent).unwrap();
-        let first = train_seconds_at(&store, 1).unwrap().unwrap();
-        let whole = train_seconds_at(&store, 2).unwrap().unwrap();
-        let event = layout::event(2, 5, "generation");
+        let first = events::train_seconds_at(&store, 1).unwrap().unwrap();
+        let whole = events::train_seconds_at(&store, 2).unwrap().unwrap();
+        let event = names::event(2, 5, "generation");
         std::fs::remove_file(dir.join(&event)).unwrap();
         let steps: f64 = ["1-self_play", "2-learn"]
             .iter()
@@ -705,15 +656,15 @@ pub(crate) mod tests {
                     .unwrap()
             })
             .sum();
-        let counted = train_seconds_at(&store, 2).unwrap().unwrap();
+        let counted = events::train_seconds_at(&store, 2).unwrap().unwrap();
         assert!(
             (counted - (first + steps)).abs() < 1e-9,
             "{counted} {first} {steps}"
         );
         assert!(counted <= whole + 1e-9 && counted > first);
         std::fs::write(dir.join(&event), "{\"event\":\"generation\",\"genera").unwrap();
-        assert_eq!(train_seconds_at(&store, 2).unwrap(), Some(counted));
-        assert_eq!(train_seconds_at(&store, 0).unwrap(), None);
+        assert_eq!(events::train_seconds_at(&store, 2).unwrap(), Some(counted));
+        assert_eq!(events::train_seconds_at(&store, 0).unwrap(), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -733,13 +684,13 @@ pub(crate) mod tests {
         let config = tiny_set("generations = 2", &sets);
         train(&game, &config, &store, &mut Silent).unwrap();
         let event = |kind: &str, order: u8| -> serde_json::Value {
-            let bytes = store.get(&layout::event(2, order, kind)).unwrap();
+            let bytes = store.get(&names::event(2, order, kind)).unwrap();
             serde_json::from_slice(&bytes.expect(kind)).unwrap()
         };
         let (learned, evaluated) = (event("learn", 2), event("evaluate", 4));
-        store.delete(&layout::event(2, 4, "evaluate")).unwrap();
-        store.delete(&layout::event(2, 5, "generation")).unwrap();
-        crate::checkpoints::publish(&store, 1).unwrap();
+        store.delete(&names::event(2, 4, "evaluate")).unwrap();
+        store.delete(&names::event(2, 5, "generation")).unwrap();
+        zerosum_store::checkpoints::publish(&store, 1).unwrap();
 
         let mut resumed = Listener::default();
         assert_eq!(
@@ -750,7 +701,9 @@ pub(crate) mod tests {
         );
         assert_eq!(resumed.phases, ["2 evaluate"]);
         assert_eq!(resumed.reports, ["2 evaluate", "2 generation"]);
-        let published = crate::checkpoints::published(&store).unwrap().unwrap();
+        let published = zerosum_store::checkpoints::published(&store)
+            .unwrap()
+            .unwrap();
         assert_eq!(published.generation, 2);
         let closed = event("generation", 5);
         assert_eq!(closed["games"], 4);
@@ -767,7 +720,7 @@ pub(crate) mod tests {
 
         // Cut off after the evaluation: its event closes the generation as it is.
         let evaluated_again = event("evaluate", 4);
-        store.delete(&layout::event(2, 5, "generation")).unwrap();
+        store.delete(&names::event(2, 5, "generation")).unwrap();
         let mut resumed = Listener::default();
         train(&game, &config, &store, &mut resumed).unwrap();
         assert_eq!(resumed.reports, ["2 generation"]);
@@ -850,7 +803,7 @@ pub(crate) mod tests {
             names[2] == "gen-0001" || names[2] == "gen-0000",
             "{names:?}"
         );
-        let events = crate::events::read(&store).unwrap();
+        let events = zerosum_store::events::read(&store).unwrap();
         let gate = events.iter().rev().find(|e| e["event"] == "gate").unwrap();
         let score = |m: &serde_json::Value| {
             let n = |k: &str| m[k].as_f64().unwrap();
@@ -893,7 +846,7 @@ pub(crate) mod tests {
         let mut seen = HashSet::new();
         for generation in 1..=3 {
             let manifest: Manifest =
-                serde_json::from_slice(&store.get(&layout::ingested(generation)).unwrap().unwrap())
+                serde_json::from_slice(&store.get(&names::ingested(generation)).unwrap().unwrap())
                     .unwrap();
             assert!(!manifest.batches.is_empty());
             for batch in manifest.batches {
@@ -902,7 +855,7 @@ pub(crate) mod tests {
             assert!(generation_records(&store, generation).unwrap().len() >= 4);
         }
         assert_eq!(
-            crate::checkpoints::published(&store)
+            zerosum_store::checkpoints::published(&store)
                 .unwrap()
                 .unwrap()
                 .generation,
@@ -925,8 +878,10 @@ pub(crate) mod tests {
             error.contains("value_score_weight") && error.contains("tictactoe"),
             "{error}"
         );
-        assert!(crate::checkpoints::generations(&store).unwrap().is_empty());
-        assert_eq!(store.get_text(crate::layout::CONFIG).unwrap(), None);
+        assert!(zerosum_store::checkpoints::generations(&store)
+            .unwrap()
+            .is_empty());
+        assert_eq!(store.get_text(zerosum_store::names::CONFIG).unwrap(), None);
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -943,7 +898,7 @@ pub(crate) mod tests {
         let (dir, store) = scratch("diverged");
         let error = train(&game, &config, &store, &mut Silent).unwrap_err();
         assert!(matches!(error, TrainError::Diverged(2)), "{error}");
-        let saved = crate::checkpoints::generations(&store).unwrap();
+        let saved = zerosum_store::checkpoints::generations(&store).unwrap();
         assert_eq!(saved.last(), Some(&1), "{saved:?}");
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -952,7 +907,7 @@ pub(crate) mod tests {
     /// and a network of another shape is refused in one line.
     #[test]
     fn a_run_started_from_a_checkpoint_begins_with_its_weights_and_lineage() {
-        use crate::checkpoints;
+        use zerosum_store::checkpoints;
         let cpu = zerosum_nn::Device::Cpu;
         let weights = |model: &Model| model.to_bytes().unwrap().weights;
         let game = zerosum_games::tic_tac_toe::TicTacToe::new();
@@ -984,7 +939,7 @@ pub(crate) mod tests {
         // Shipped, the child keeps its run's training time; a run started from the shipped
         // copy has both runs in its lineage, with their hours.
         let (models, _) = scratch("init-models");
-        let shipped = crate::shipped::add(dir.to_str().unwrap(), &models, "ttt").unwrap();
+        let shipped = zerosum_players::shipped::add(dir.to_str().unwrap(), &models, "ttt").unwrap();
         let child_seconds = shipped.train_seconds.expect("the run's time is recorded");
         assert!(child_seconds > 0.0);
         assert_eq!(shipped.lineage, *lineage);

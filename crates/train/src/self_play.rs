@@ -13,8 +13,8 @@ use zerosum_search::{
     simulate_step, EvalCache, Evaluator, Scratch, SearchConfig, SearchMode, Tree,
 };
 
-use crate::config::{OpeningPlies, SelfPlayConfig};
-use crate::record::{GameRecord, MoveStats};
+use zerosum_config::{OpeningPlies, SelfPlayConfig};
+use zerosum_store::record::{GameRecord, MoveStats};
 
 /// Counters of one self-play session.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -423,7 +423,7 @@ mod tests {
                 let prior = 1.0 / position.legal_action_vec().len() as f32;
                 let uniform: Vec<(Action, f32)> =
                     stats.policy.iter().map(|&(a, _)| (a, prior)).collect();
-                let surprise = crate::record::kl_divergence(&stats.policy, &uniform);
+                let surprise = zerosum_store::record::kl_divergence(&stats.policy, &uniform);
                 assert!((stats.surprise - surprise).abs() < 1e-5, "{stats:?}");
             }
         }

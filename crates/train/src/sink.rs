@@ -8,12 +8,12 @@ use serde::Serialize;
 use serde_json::Value;
 use zerosum_nn::Losses;
 
-use crate::actor::ActorEvent;
+use zerosum_store::{events, names, EventKind, RunStore};
+
 use crate::error::TrainError;
-use crate::gating::GateReport;
-use crate::ladder::LadderReport;
-use crate::layout;
-use crate::metrics::{EvalReport, LearnerReport, SelfPlayReport};
+use crate::reports::{
+    ActorEvent, EvalReport, GateReport, LadderReport, LearnerReport, SelfPlayReport,
+};
 
 /// A stretch of work that reports progress as it goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +71,7 @@ pub struct GenerationReport {
     /// The generation's evaluation, if it had one.
     pub evaluation: Option<EvalReport>,
     /// Storage requests made during the generation.
-    pub store_requests: crate::store::Requests,
+    pub store_requests: zerosum_store::store::Requests,
     /// This process's resident memory at the end, in MiB (Linux).
     pub memory_mib: Option<f64>,
 }
@@ -99,13 +99,13 @@ impl Report<'_> {
     /// The report's kind in the run's event log, and its fields there; `None` for the
     /// reports the log does not keep per generation (ladders write their own lines, actors
     /// write batches).
-    pub fn event(&self) -> Option<(&'static str, Value)> {
+    pub fn event(&self) -> Option<(EventKind, Value)> {
         Some(match self {
-            Report::SelfPlay(report) => ("self_play", fields(*report)),
-            Report::Learn(report) => ("learn", fields(*report)),
-            Report::Gate(report) => ("gate", fields(*report)),
-            Report::Evaluate(report) => ("evaluate", fields(*report)),
-            Report::Generation(report) => ("generation", fields(*report)),
+            Report::SelfPlay(report) => (EventKind::SelfPlay, fields(*report)),
+            Report::Learn(report) => (EventKind::Learn, fields(*report)),
+            Report::Gate(report) => (EventKind::Gate, fields(*report)),
+            Report::Evaluate(report) => (EventKind::Evaluate, fields(*report)),
+            Report::Generation(report) => (EventKind::Generation, fields(*report)),
             Report::Ladder(_) | Report::Actor(_) => return None,
         })
     }
@@ -116,10 +116,10 @@ impl Report<'_> {
     /// games, which are named by their phase (`self-play` here, `games` from actors).
     pub fn step(&self) -> Option<&'static str> {
         match self {
-            Report::Learn(_) => Some("learn"),
-            Report::Gate(_) => Some("gate"),
-            Report::Evaluate(_) => Some("evaluate"),
-            Report::Ladder(_) => Some("ladder"),
+            Report::Learn(_) => Some(EventKind::Learn.name()),
+            Report::Gate(_) => Some(EventKind::Gate.name()),
+            Report::Evaluate(_) => Some(EventKind::Evaluate.name()),
+            Report::Ladder(_) => Some(EventKind::Ladder.name()),
             Report::SelfPlay(_) | Report::Generation(_) | Report::Actor(_) => None,
         }
     }
@@ -198,7 +198,7 @@ fn actor_line(event: &ActorEvent) -> String {
     match event {
         ActorEvent::Loaded { generation } => format!(
             "playing with checkpoint {}",
-            layout::generation_name(*generation)
+            names::generation_name(*generation)
         ),
         ActorEvent::Batch {
             name,
@@ -252,7 +252,7 @@ impl Handler for Log {
                 tracing::info!(ladder = ladder.ladder, headline = ?ladder.headline())
             }
             (_, Some((kind, fields))) => {
-                tracing::info!(generation = at.generation, step = at.step, kind, %fields)
+                tracing::info!(generation = at.generation, step = at.step, kind = kind.name(), %fields)
             }
             (_, None) => {}
         }
@@ -300,6 +300,27 @@ impl Handler for Sink<'_> {
     }
 }
 
+/// The handler that writes each report of a generation to the run's event log, once.
+pub struct EventLog<'a> {
+    store: &'a RunStore,
+}
+
+impl<'a> EventLog<'a> {
+    /// The event log of the run in `store`.
+    pub fn new(store: &'a RunStore) -> EventLog<'a> {
+        EventLog { store }
+    }
+}
+
+impl Handler for EventLog<'_> {
+    fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
+        if let Some((kind, fields)) = report.event() {
+            events::record(self.store, kind, at.generation, at.step, fields)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,7 +338,7 @@ mod tests {
             self.0.push(format!("advance {done}"));
         }
         fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
-            let kind = report.event().map_or("other", |(kind, _)| kind);
+            let kind = report.event().map_or("other", |(kind, _)| kind.name());
             self.0.push(format!("{kind} {} {}", at.generation, at.step));
             Ok(())
         }
@@ -328,10 +349,11 @@ mod tests {
 
     impl Handler for Broken {
         fn reported(&mut self, _: Moment, _: Report<'_>) -> Result<(), TrainError> {
-            Err(TrainError::Store {
+            Err(zerosum_store::StoreError::Location {
                 location: "memory".into(),
                 reason: "the log is full".into(),
-            })
+            }
+            .into())
         }
     }
 
@@ -390,7 +412,7 @@ mod tests {
             ..SelfPlayReport::default()
         };
         let (kind, fields) = Report::SelfPlay(&report).event().unwrap();
-        assert_eq!(kind, "self_play");
+        assert_eq!(kind, EventKind::SelfPlay);
         assert_eq!(fields["games"], 7);
         assert!(Report::Actor(&ActorEvent::RunComplete).event().is_none());
     }

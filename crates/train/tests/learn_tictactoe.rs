@@ -6,12 +6,15 @@ use std::collections::HashSet;
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use zerosum_config::RunConfig;
 use zerosum_games::tic_tac_toe::TicTacToe;
 use zerosum_games::Game;
 use zerosum_nn::{Device, NetEvaluator};
-use zerosum_train::perfect::PerfectSolver;
-use zerosum_train::players::PerfectAgent;
-use zerosum_train::{play_match, train, Agent, MctsAgent, RunConfig, RunStore, Silent};
+use zerosum_players::perfect::PerfectSolver;
+use zerosum_players::players::PerfectAgent;
+use zerosum_players::{play_match, Agent, MctsAgent};
+use zerosum_store::RunStore;
+use zerosum_train::{train, Silent};
 
 fn reachable(position: &TicTacToe, seen: &mut HashSet<TicTacToe>, out: &mut Vec<TicTacToe>) {
     if position.is_terminal() || !seen.insert(*position) {
@@ -43,7 +46,7 @@ fn default_config_learns_perfect_tic_tac_toe() {
         started.elapsed().as_secs_f64()
     );
 
-    let model = zerosum_train::checkpoints::load_location(
+    let model = zerosum_store::checkpoints::load_location(
         &format!("{}/checkpoints/latest", dir.display()),
         &game,
         Device::Cpu,

@@ -9,15 +9,17 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use zerosum_config::ResolvedConfig;
 use zerosum_games::registry::parse_game;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
-use zerosum_train::accuracy::{
+use zerosum_players::accuracy::{
     draw_positions, judge_record, score_agent, stages, ExactSolver, JudgedMove, SolvedPosition,
     Stage, StageScore,
 };
-use zerosum_train::playback::read_records;
-use zerosum_train::{build_agent, GameRecord, PlayerSpec, ResolvedConfig};
+use zerosum_players::{build_agent, PlayerSpec};
+use zerosum_store::playback::read_records;
+use zerosum_store::GameRecord;
 
 use super::common::GameArgs;
 use super::export::same_file;
@@ -245,7 +247,7 @@ fn save(path: &Path, positions: &[SolvedPosition]) -> Result<()> {
     for p in positions {
         writeln!(bytes, "{}", serde_json::to_string(p)?)?;
     }
-    zerosum_train::durable::write_file(path, &bytes)
+    zerosum_store::durable::write_file(path, &bytes)
         .with_context(|| format!("cannot write {}", path.display()))
 }
 

@@ -35,8 +35,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (store, game, config) = join_run(&args.run, &args.overrides)?;
-    if config.mode == zerosum_train::Mode::Sync {
+    let zerosum_train::OpenRun {
+        store,
+        game,
+        config,
+        ..
+    } = join_run(&args.run, &args.overrides)?;
+    if config.mode == zerosum_config::Mode::Sync {
         bail!(
             "{}: the run is synchronous and its learner plays its own games; start it with --actors N (asynchronous) for actors to join",
             args.run

@@ -3,9 +3,10 @@
 use anyhow::{Context, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use zerosum_config::ResolvedConfig;
 use zerosum_games::{with_game, Game, RecordTags};
 use zerosum_nn::parse_device;
-use zerosum_train::{build_agent, play_match_with_openings, Agent, PlayerSpec, ResolvedConfig};
+use zerosum_players::{build_agent, play_match_with_openings, Agent, PlayerSpec};
 
 use super::common::GameArgs;
 use crate::human::HumanAgent;

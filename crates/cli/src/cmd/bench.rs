@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use zerosum_config::{ResolvedConfig, RunConfig};
 use zerosum_games::{with_game, Game};
 use zerosum_nn::{
     parse_device, Batch, DeviceBatch, Learner, Model, NetEvaluator, PendingLosses, Precision,
@@ -17,7 +18,7 @@ use zerosum_nn::{
 use zerosum_search::{
     search_one, EvalCache, Evaluator, RolloutEvaluator, SearchConfig, Tree, UniformEvaluator,
 };
-use zerosum_train::{run_self_play, Lineup, ResolvedConfig, RunConfig};
+use zerosum_train::{run_self_play, Lineup};
 
 use super::common::{resolve_with_checkpoint, GameArgs};
 
@@ -120,7 +121,7 @@ fn bench<G: Game>(
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let model = match &args.checkpoint {
         Some(path) => {
-            zerosum_train::checkpoints::load_location(&path.to_string_lossy(), initial, device)?
+            zerosum_store::checkpoints::load_location(&path.to_string_lossy(), initial, device)?
         }
         None => Model::for_game(initial, &config.model, device)?,
     };
@@ -497,7 +498,7 @@ fn search_rate<G: Game>(initial: &G, sims: usize, rng: &mut SmallRng, summary: &
     measure(
         "rollout MCTS (mcts:N)",
         "rollout",
-        &zerosum_train::players::rollout_search(),
+        &zerosum_players::players::rollout_search(),
         &mut RolloutEvaluator::new(seed, 1),
     );
     measure(

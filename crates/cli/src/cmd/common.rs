@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
+use zerosum_config::toml_string;
+use zerosum_config::{ResolvedConfig, RunConfig};
 use zerosum_games::registry::{parse_game, AnyGame};
-use zerosum_train::config::toml_string;
-use zerosum_train::{ResolvedConfig, RunConfig};
+use zerosum_train::{open_run, NewRun, OpenRequest, OpenRun, Opening};
 
 /// The game, config and seed flags.
 #[derive(clap::Args, Clone, Debug)]
@@ -29,10 +30,10 @@ pub struct GameArgs {
 }
 
 impl GameArgs {
-    /// Resolves the run config: the game's default config (or --config), then --game,
-    /// --seed, --device and the --set overrides.
-    pub fn resolve(&self) -> Result<(AnyGame, ResolvedConfig)> {
-        let mut overrides = Vec::new();
+    /// The config a new run of these flags starts from: the game's default config (or
+    /// --config), with --game, --seed and --device set in it (the --set overrides are
+    /// applied on top by whoever resolves it).
+    pub fn new_run(&self) -> Result<NewRun> {
         let text = match &self.config {
             Some(path) => std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read config {}", path.display()))?,
@@ -46,17 +47,34 @@ impl GameArgs {
                 zerosum_games::registry::default_config(game)?.into_owned()
             }
         };
+        let mut settings = Vec::new();
         if let Some(game) = &self.game {
-            overrides.push(format!("game={}", toml_string(game)));
+            settings.push(format!("game={}", toml_string(game)));
         }
         if let Some(seed) = self.seed {
-            overrides.push(format!("seed={seed}"));
+            settings.push(format!("seed={seed}"));
         }
         if let Some(device) = &self.device {
-            overrides.push(format!("device={}", toml_string(device)));
+            settings.push(format!("device={}", toml_string(device)));
         }
-        overrides.extend(self.overrides.iter().cloned());
-        resolve_config(RunConfig::from_toml(&text, &overrides)?)
+        Ok(NewRun { text, settings })
+    }
+
+    /// Whether the flags name a game or a config, from which a new run can start.
+    pub fn names_a_config(&self) -> bool {
+        self.game.is_some() || self.config.is_some()
+    }
+
+    /// Resolves the config of a command that runs no run: the new run's config with the
+    /// --set overrides.
+    pub fn resolve(&self) -> Result<(AnyGame, ResolvedConfig)> {
+        let new = self.new_run()?;
+        let settings: Vec<String> = new
+            .settings
+            .into_iter()
+            .chain(self.overrides.clone())
+            .collect();
+        resolve_config(RunConfig::from_toml(&new.text, &settings)?)
     }
 }
 
@@ -65,9 +83,7 @@ impl GameArgs {
 pub fn resolve_config(config: RunConfig) -> Result<(AnyGame, ResolvedConfig)> {
     let game = parse_game(&config.game)?;
     let config = config.resolve()?;
-    for warning in config.warnings() {
-        eprintln!("warning: {warning}");
-    }
+    print_warnings(config.warnings());
     Ok((game, config))
 }
 
@@ -83,7 +99,7 @@ pub fn resolve_with_checkpoint(
     let Some(path) = checkpoint else {
         return args.resolve();
     };
-    let meta = zerosum_train::checkpoints::meta_at(&path.to_string_lossy())?;
+    let meta = zerosum_store::checkpoints::meta_at(&path.to_string_lossy())?;
     let mut args = args.clone();
     args.game = Some(meta.game);
     args.resolve()
@@ -102,7 +118,7 @@ pub struct AgentArgs {
     /// Any player in place of the shipped model: mcts:1000, uct:5000, random, shipped,
     /// checkpoint:PATH, gtp:PROGRAM ARGS
     #[arg(long)]
-    pub agent: Option<zerosum_train::PlayerSpec>,
+    pub agent: Option<zerosum_players::PlayerSpec>,
     /// Simulations per agent move
     #[arg(long, value_parser = positive)]
     pub sims: Option<usize>,
@@ -115,21 +131,22 @@ pub struct ResignArgs {
     /// Resign once the agent's own value of the game has been at or below this for 3 of its
     /// moves in a row: from -1 (only lost games the search has proven) up to 0; by default
     /// the agent plays every game to its end
-    #[arg(long, value_name = "VALUE", allow_hyphen_values = true, value_parser = crate::resign::parse_threshold)]
+    #[arg(long, value_name = "VALUE", allow_hyphen_values = true, value_parser = zerosum_players::resign::parse_threshold)]
     pub resign_below: Option<f32>,
 }
 
 impl ResignArgs {
     /// The rule the user asked for, if any.
-    pub fn resignation(&self) -> Option<crate::resign::Resignation> {
-        self.resign_below.map(crate::resign::Resignation::new)
+    pub fn resignation(&self) -> Option<zerosum_players::resign::Resignation> {
+        self.resign_below
+            .map(zerosum_players::resign::Resignation::new)
     }
 }
 
 /// The player a front end puts up, and the simulations it searches a move.
 pub struct Chosen {
     /// The player.
-    pub spec: zerosum_train::PlayerSpec,
+    pub spec: zerosum_players::PlayerSpec,
     /// Simulations (or playouts) per move.
     pub sims: usize,
     /// What plays, in words (`the shipped model go-5x5`).
@@ -159,7 +176,7 @@ impl AgentArgs {
     pub fn named_checkpoint(&self) -> Option<&std::path::Path> {
         match (&self.checkpoint, &self.agent) {
             (Some(path), _) => Some(path),
-            (None, Some(zerosum_train::PlayerSpec::Checkpoint { path, .. })) => Some(path),
+            (None, Some(zerosum_players::PlayerSpec::Checkpoint { path, .. })) => Some(path),
             _ => None,
         }
     }
@@ -168,7 +185,7 @@ impl AgentArgs {
     /// shipped for the game at its own simulations, else rollout MCTS. Without a player
     /// named, [`Chosen::announce`] says which plays.
     pub fn choose(&self, game: &str, config: &ResolvedConfig) -> Result<Chosen> {
-        use zerosum_train::PlayerSpec;
+        use zerosum_players::PlayerSpec;
         let play_sims = self.sims.unwrap_or(config.play_simulations());
         if let Some(path) = &self.checkpoint {
             return Ok(Chosen {
@@ -214,8 +231,8 @@ impl AgentArgs {
 /// The player a front end puts up where the user named none: the model shipped for `game`
 /// (at its own simulations, or `sims`), else rollout MCTS; [`Chosen::announce`] says which.
 pub fn default_player(game: &str, sims: Option<usize>) -> Result<Chosen> {
-    use zerosum_train::PlayerSpec;
-    Ok(match zerosum_train::shipped::for_game(game)? {
+    use zerosum_players::PlayerSpec;
+    Ok(match zerosum_players::shipped::for_game(game)? {
         Some(model) => {
             let sims = sims.unwrap_or(model.sims);
             Chosen {
@@ -239,7 +256,7 @@ pub fn default_player(game: &str, sims: Option<usize>) -> Result<Chosen> {
                 label: "rollout MCTS".to_string(),
                 note: Some(format!(
                     "{}: rollout MCTS plays, mcts:{sims}",
-                    zerosum_train::shipped::none_for(game)
+                    zerosum_players::shipped::none_for(game)
                 )),
             }
         }
@@ -248,19 +265,19 @@ pub fn default_player(game: &str, sims: Option<usize>) -> Result<Chosen> {
 
 /// The simulations of the model shipped for `game`.
 fn shipped_sims(game: &str) -> Result<usize> {
-    match zerosum_train::shipped::for_game(game)? {
+    match zerosum_players::shipped::for_game(game)? {
         Some(model) => Ok(model.sims),
-        None => bail!(zerosum_train::shipped::none_for(game)),
+        None => bail!(zerosum_players::shipped::none_for(game)),
     }
 }
 
 /// Gives libtorch the threads of a command that searches one position per network call
-/// (arena, accuracy, play, gtp, serve, uci): [`zerosum_train::match_torch_threads`].
+/// (arena, accuracy, play, gtp, serve, uci): [`zerosum_players::match_torch_threads`].
 pub fn use_match_threads(config: &ResolvedConfig) {
-    zerosum_nn::set_torch_threads(zerosum_train::match_torch_threads(config.torch_threads));
+    zerosum_nn::set_torch_threads(zerosum_players::match_torch_threads(config.torch_threads));
 }
 
-pub use zerosum_train::players::DEFAULT_ROLLOUT_SIMS;
+pub use zerosum_players::players::DEFAULT_ROLLOUT_SIMS;
 
 /// Parses a count that must be at least 1 (simulations, say).
 pub fn positive(text: &str) -> Result<usize, String> {
@@ -295,33 +312,24 @@ pub fn search_seconds(text: &str) -> Result<usize, String> {
     }
 }
 
-/// Joins the run at `location` as a role other than its learner (an actor, an evaluator,
-/// the ladder, distill):
-/// the run must exist and be one this build can play; its config, with `overrides`.
-pub fn join_run(
-    location: &str,
-    overrides: &[String],
-) -> Result<(zerosum_train::RunStore, AnyGame, ResolvedConfig)> {
-    use zerosum_train::{layout, RunIdentity, RunStore};
-    let store = RunStore::open(location)?;
-    let Some(identity) = RunIdentity::check(&store)? else {
-        bail!(
-            "{location}: not a run yet (no {}); start its learner first",
-            layout::RUN
-        );
-    };
-    let Some(text) = store.get_text(layout::CONFIG)? else {
-        bail!("{location}: the run has no {}", layout::CONFIG);
-    };
-    let (game, config) = resolve_config(RunConfig::from_toml(&text, overrides)?)?;
-    if game.name() != identity.game {
-        bail!(
-            "{location}: the run trains {}, its config names {}",
-            identity.game,
-            game.name()
-        );
+/// Opens the run at `location` for a role that joins it (actor, evaluator, ladder,
+/// distill), with `overrides` on top of its config; prints the config's warnings.
+pub fn join_run(location: &str, overrides: &[String]) -> Result<OpenRun> {
+    let run = open_run(&OpenRequest {
+        location: location.to_string(),
+        opening: Opening::Join,
+        overrides: overrides.to_vec(),
+        game: None,
+    })?;
+    print_warnings(&run.warnings);
+    Ok(run)
+}
+
+/// Prints each of a config's warnings on a line of its own.
+pub fn print_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("warning: {warning}");
     }
-    Ok((store, game, config))
 }
 
 /// Sets `stop` on the first SIGTERM or Ctrl-C, so that a role ends its work cleanly; a
@@ -386,7 +394,7 @@ mod tests {
             "configs/go.toml"
         );
         // The recipe continues the shipped model: its tower has that model's shape.
-        let shipped = zerosum_train::shipped::for_game(&full_name)
+        let shipped = zerosum_players::shipped::for_game(&full_name)
             .unwrap()
             .unwrap();
         assert_eq!(shipped.meta.model, go.model);

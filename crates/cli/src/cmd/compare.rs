@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
+use zerosum_config::RunConfig;
 use zerosum_games::registry::parse_game;
 use zerosum_games::with_game;
 use zerosum_train::compare::{compare, contender_name, markdown_table, CompareSettings, Contender};
-use zerosum_train::RunConfig;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -106,7 +106,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     // The references play only after every recipe has trained: a bad one must stop us now.
     for reference in &args.references {
-        reference.parse::<zerosum_train::PlayerSpec>()?;
+        reference.parse::<zerosum_players::PlayerSpec>()?;
     }
     let settings = CompareSettings {
         minutes: args.minutes,

@@ -33,7 +33,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (store, game, config) = super::common::join_run(&args.run, &args.overrides)?;
+    let zerosum_train::OpenRun {
+        store,
+        game,
+        config,
+        ..
+    } = super::common::join_run(&args.run, &args.overrides)?;
     let settings = DistillSettings {
         out: args.out.clone(),
         games: args.games,

@@ -25,7 +25,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let (store, game, config) = join_run(&args.run, &args.overrides)?;
+    let zerosum_train::OpenRun {
+        store,
+        game,
+        config,
+        ..
+    } = join_run(&args.run, &args.overrides)?;
     if config.arena.every == 0 {
         bail!(
             "{}: the run evaluates nothing (arena.every = 0); pass --set arena.every=N",

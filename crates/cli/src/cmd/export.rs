@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use zerosum_games::registry::parse_game;
 use zerosum_games::{with_game, Game, RecordTags};
-use zerosum_train::playback::read_records;
-use zerosum_train::{GameRecord, TrainError};
+use zerosum_store::playback::read_records;
+use zerosum_store::GameRecord;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> Result<()> {
     let mut extension = None;
     let mut text = String::new();
     for (index, (line, record)) in records.iter().enumerate() {
-        let bad = |reason: String| TrainError::BadRecord {
+        let bad = |reason: String| zerosum_store::StoreError::BadRecord {
             path: args.file.clone(),
             line: *line,
             reason,

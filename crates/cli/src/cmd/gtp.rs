@@ -3,15 +3,16 @@
 use anyhow::Result;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use zerosum_config::ResolvedConfig;
 use zerosum_games::registry::FromAnyGame;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
-use zerosum_train::{build_agent, PlayerSpec, ResolvedConfig};
+use zerosum_players::{build_agent, PlayerSpec};
 
 use super::common::{
     default_player, resolve_with_checkpoint, AgentArgs, Chosen, GameArgs, ResignArgs,
 };
-use crate::protocol::gtp::{registry_rebuild, run_loop, GtpEngine, Repick};
+use zerosum_protocols::gtp::{registry_rebuild, run_loop, GtpEngine, Repick};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -95,7 +96,7 @@ fn repick<G: Game>(
             return Ok(None);
         }
         if !rollout_allowed && !matches!(picked.spec, PlayerSpec::Shipped { .. }) {
-            return Err(zerosum_train::shipped::none_for(&name));
+            return Err(zerosum_players::shipped::none_for(&name));
         }
         let agent = build_agent(&picked.spec, game, &search, picked.sims, device, seed)
             .map_err(|e| e.to_string())?;

@@ -2,7 +2,9 @@
 
 use anyhow::Result;
 use zerosum_games::with_game;
-use zerosum_train::{layout, run_ladder, LadderOptions, PlayerSpec};
+use zerosum_players::PlayerSpec;
+use zerosum_store::names;
+use zerosum_train::{run_ladder, LadderOptions};
 
 use crate::progress::Console;
 
@@ -34,7 +36,12 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     // The ladder writes its ratings into the run: it joins it as its other roles do.
-    let (store, game, config) = super::common::join_run(&args.run, &[])?;
+    let zerosum_train::OpenRun {
+        store,
+        game,
+        config,
+        ..
+    } = super::common::join_run(&args.run, &[])?;
     let anchors = args
         .anchors
         .iter()
@@ -69,7 +76,7 @@ pub fn run(args: Args) -> Result<()> {
     }
     println!(
         "ratings recorded in {} as ladder events; `zerosum report {}` plots them",
-        store.display(layout::METRICS),
+        store.display(names::METRICS),
         args.run
     );
     Ok(())

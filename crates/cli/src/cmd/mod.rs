@@ -10,7 +10,6 @@ pub mod compare;
 pub mod distill;
 pub mod evaluate;
 pub mod export;
-pub mod fuzz;
 pub mod gtp;
 pub mod ladder;
 pub mod models;

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 
 use anyhow::{bail, Result};
-use zerosum_train::shipped::{self, ShippedModel};
+use zerosum_players::shipped::{self, ShippedModel};
 
 #[derive(clap::Args)]
 pub struct Args {

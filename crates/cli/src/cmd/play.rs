@@ -3,9 +3,10 @@
 use anyhow::Result;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use zerosum_config::ResolvedConfig;
 use zerosum_games::{with_game, Game, Player};
 use zerosum_nn::parse_device;
-use zerosum_train::{build_agent, ResolvedConfig};
+use zerosum_players::build_agent;
 
 use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs, ResignArgs};
 use crate::human::{read_move, HumanInput};

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use zerosum_games::registry::parse_game;
 use zerosum_games::with_game;
-use zerosum_train::playback::{frames, read_records, Frame};
-use zerosum_train::{GameRecord, TrainError};
+use zerosum_store::playback::{frames, read_records, Frame};
+use zerosum_store::GameRecord;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -38,7 +38,7 @@ pub fn run(args: Args) -> Result<()> {
             records.len() - 1
         );
     };
-    let bad = |reason: String| TrainError::BadRecord {
+    let bad = |reason: String| zerosum_store::StoreError::BadRecord {
         path: args.file.clone(),
         line: *line,
         reason,

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use zerosum_train::{layout, RunHistory, RunStore};
+use zerosum_store::{names, RunStore};
+use zerosum_train::RunHistory;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,10 +19,10 @@ pub struct Args {
 pub fn run(args: Args) -> Result<()> {
     let store = RunStore::open(&args.run)?;
     anyhow::ensure!(
-        store.get(layout::CONFIG)?.is_some() || store.get(layout::LEGACY_METRICS)?.is_some(),
+        store.get(names::CONFIG)?.is_some(),
         "{}: not a run (no {})",
         args.run,
-        layout::CONFIG
+        names::CONFIG
     );
     let history = RunHistory::read(&store)?;
     for line in &history.skipped {
@@ -36,7 +37,7 @@ pub fn run(args: Args) -> Result<()> {
          once the first generation has played",
         args.run
     );
-    let local = !zerosum_train::store::is_url(&args.run);
+    let local = !zerosum_store::store::is_url(&args.run);
     let name = std::path::Path::new(args.run.trim_end_matches('/'))
         .file_name()
         .map_or_else(|| args.run.clone(), |n| n.to_string_lossy().into_owned());

@@ -5,14 +5,14 @@ use std::net::TcpListener;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use zerosum_config::ResolvedConfig;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
-use zerosum_train::ResolvedConfig;
 
 use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs, ResignArgs};
-use crate::web::api::{Engine, Info};
-use crate::web::http::{Hosts, Limits};
-use crate::web::pool::{AgentFactory, SearchPool};
+use zerosum_web::api::{Engine, Info};
+use zerosum_web::http::{Hosts, Limits};
+use zerosum_web::pool::{AgentFactory, SearchPool};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -118,6 +118,6 @@ fn serve<G: Game>(
         hosts,
         ..Limits::default()
     };
-    crate::web::serve(listener, engine, limits).context("the server stopped")?;
+    zerosum_web::serve(listener, engine, limits).context("the server stopped")?;
     Ok(())
 }

@@ -4,10 +4,15 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
+use zerosum_config::Mode;
+use zerosum_games::registry::parse_game;
 use zerosum_games::with_game;
-use zerosum_train::{layout, train_with, Mode, RunConfig, RunStore, TrainError, TrainOptions};
+use zerosum_store::names;
+use zerosum_train::{
+    open_run, train_with, OpenRequest, OpenRun, Opening, TrainError, TrainOptions,
+};
 
-use super::common::{outbox_dir, resolve_config, stop_on_signals, GameArgs};
+use super::common::{outbox_dir, print_warnings, stop_on_signals, GameArgs};
 use crate::progress::Console;
 
 #[derive(clap::Args)]
@@ -35,68 +40,50 @@ pub struct Args {
     pub init: Option<String>,
 }
 
-/// Refuses a resume that would train another game than the run's (the learner refuses
-/// another network, against its checkpoints).
-fn check_same_game(
-    stored: &RunConfig,
-    config: &RunConfig,
-    game: Option<&str>,
-    location: &str,
-) -> Result<()> {
-    let full = |spec: &str| zerosum_games::registry::parse_game(spec).map(|g| g.name());
-    let run_game = full(&stored.game)?;
-    for asked in game.into_iter().chain([config.game.as_str()]) {
-        if full(asked)? != run_game {
-            bail!("{location} trains {run_game}, not {asked}: a run's game is fixed");
-        }
-    }
-    Ok(())
-}
-
 pub fn run(mut args: Args) -> Result<()> {
     if let Some(init) = &args.init {
         if args.resume {
             bail!("--init starts a new run; a run that exists resumes from its own checkpoints");
         }
-        let init = format!("init={}", zerosum_train::config::toml_string(init));
+        let init = format!("init={}", zerosum_config::toml_string(init));
         args.game.overrides.push(init);
     }
-    // The run first: a run that exists continues with its own config (and any --set on
-    // top), however it was named.
-    let (location, resolved) = match &args.run {
-        Some(location) => (location.clone(), None),
-        None => {
-            let (game, config) = args.game.resolve()?;
-            (format!("runs/{}", game.short_name()), Some((game, config)))
-        }
-    };
-    let store = RunStore::create(&location)?;
-    let (game, config) = match store.get_text(layout::CONFIG)? {
-        Some(text) => {
-            if !args.resume {
-                bail!(
-                    "{location} already holds a run: pass --resume to continue it, or --run for a new one"
-                );
-            }
-            let stored = RunConfig::from_toml(&text, &[])?;
-            let config = RunConfig::from_toml(&text, &args.game.overrides)?;
-            check_same_game(&stored, &config, args.game.game.as_deref(), &location)?;
-            resolve_config(config)?
-        }
-        None => match resolved {
-            Some(resolved) => resolved,
-            None => args.game.resolve()?,
-        },
-    };
     // Actor threads are an asynchronous run's: naming them makes the run asynchronous.
-    let config = match args.actors {
-        Some(_) if config.mode == Mode::Sync => RunConfig {
-            mode: Mode::Async,
-            ..(*config).clone()
+    if args.actors.is_some() {
+        let mode = format!("mode={}", zerosum_config::toml_string("async"));
+        args.game.overrides.push(mode);
+    }
+    // A run that exists continues with its own config (and any --set on top), however it
+    // was named; without --run, the new run's game names it.
+    let (location, new) = match &args.run {
+        Some(location) => {
+            let named = args.game.names_a_config();
+            (
+                location.clone(),
+                named.then(|| args.game.new_run()).transpose()?,
+            )
         }
-        .resolve()?,
-        _ => config,
+        None => {
+            let new = args.game.new_run()?;
+            let game = parse_game(&new.config()?.game)?;
+            (format!("runs/{}", game.short_name()), Some(new))
+        }
     };
+    let OpenRun {
+        store,
+        game,
+        config,
+        warnings,
+    } = open_run(&OpenRequest {
+        location: location.clone(),
+        opening: Opening::Learner {
+            new,
+            resume: args.resume,
+        },
+        overrides: args.game.overrides.clone(),
+        game: args.game.game.clone(),
+    })?;
+    print_warnings(&warnings);
     println!(
         "training {} in {} ({} generations{}, {})",
         config.game,
@@ -137,7 +124,7 @@ pub fn run(mut args: Args) -> Result<()> {
         summary.generation,
         summary.steps,
         summary.seconds,
-        store.display(layout::LATEST)
+        store.display(names::LATEST)
     );
     Ok(())
 }

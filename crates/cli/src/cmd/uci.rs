@@ -12,7 +12,7 @@ use zerosum_nn::{parse_device, NetEvaluator};
 use zerosum_search::{Algorithm, EvalCache, Evaluator, RolloutEvaluator};
 
 use super::common::{resolve_with_checkpoint, GameArgs};
-use crate::protocol::uci::{run_loop, Output, Searcher, UciEngine, UciSettings};
+use zerosum_protocols::uci::{run_loop, Output, Searcher, UciEngine, UciSettings};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -51,12 +51,12 @@ pub fn run(mut args: Args) -> Result<()> {
     let device = parse_device(&config.device)?;
     let shipped = match &args.checkpoint {
         Some(_) => None,
-        None => zerosum_train::shipped::load_for(&initial, device)?,
+        None => zerosum_players::shipped::load_for(&initial, device)?,
     };
     let (evaluator, shipped_sims, note): (Box<dyn Evaluator<_> + Send>, _, _) =
         match (&args.checkpoint, shipped) {
             (Some(path), _) => {
-                let model = zerosum_train::checkpoints::load_location(
+                let model = zerosum_store::checkpoints::load_location(
                     &path.to_string_lossy(),
                     &initial,
                     device,
@@ -73,7 +73,7 @@ pub fn run(mut args: Args) -> Result<()> {
                 None,
                 Some(format!(
                     "{}: rollout MCTS plays",
-                    zerosum_train::shipped::none_for(&initial.name())
+                    zerosum_players::shipped::none_for(&initial.name())
                 )),
             ),
         };

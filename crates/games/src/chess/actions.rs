@@ -7,7 +7,7 @@
 
 use cozy_chess::{Board, File, Move, Piece, Rank, Square};
 
-use crate::game::Action;
+use crate::outcome::Action;
 
 /// Move types per from-square: 56 queen-like, 8 knight, 9 underpromotions.
 pub const NUM_MOVE_TYPES: usize = 73;

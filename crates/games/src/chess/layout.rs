@@ -2,9 +2,10 @@
 //! from the move generator.
 
 use super::Chess;
-use crate::game::{Action, Game};
+use crate::game::Game;
 use crate::layout::Style;
 use crate::layout::{letters, numbers_from_bottom, player_names, BoardLayout, MoveCells, Piece};
+use crate::outcome::Action;
 
 pub(super) fn board(g: &Chess) -> BoardLayout {
     let fen = g.to_fen();

@@ -89,7 +89,8 @@ pub use actions::{NUM_ACTIONS, NUM_MOVE_TYPES};
 pub use observation::NUM_PLANES;
 
 use crate::error::GameError;
-use crate::game::{Action, Game, Outcome, Player};
+use crate::game::Game;
+use crate::outcome::{Action, Outcome, Player};
 use crate::records::RecordTags;
 use crate::zobrist::extra_key;
 use observation::Placement;

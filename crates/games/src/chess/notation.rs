@@ -5,7 +5,7 @@ use cozy_chess::{Board, File, Move, Piece, Rank, Square};
 
 use super::actions::{self, Relative};
 use crate::error::GameError;
-use crate::game::Action;
+use crate::outcome::Action;
 
 /// What a UCI move looks like, for error messages.
 const UCI_FORM: &str = "a UCI move such as e2e4, e7e8q or e1g1";

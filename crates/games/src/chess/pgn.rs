@@ -7,7 +7,8 @@
 //! goes on), in lines of at most 79 characters. Draws by our ply cap read `1/2-1/2`.
 
 use super::{Chess, START_FEN};
-use crate::game::{Action, Game, Player};
+use crate::game::Game;
+use crate::outcome::{Action, Player};
 use crate::records::{pgn_escape, wrap, RecordTags};
 
 /// The longest line of movetext the export format allows.

@@ -389,7 +389,7 @@ fn random_games_keep_the_contract() {
     assert_eq!(kiwipete.games, 40);
 }
 
-/// Found by `zerosum fuzz fen`: cozy-chess reads a board with missing ranks, and its move
+/// Found by `zerosum-fuzz fen`: cozy-chess reads a board with missing ranks, and its move
 /// generation then panics for want of a king.
 #[test]
 fn fens_with_missing_ranks_or_kings_are_refused() {

@@ -22,8 +22,9 @@ pub mod solver;
 use std::fmt;
 
 use crate::error::GameError;
-use crate::game::{Action, Game, Outcome, Player, Symmetry};
+use crate::game::{Game, Symmetry};
 use crate::layout::{letters, player_names, BoardLayout, MoveCells, Piece, Style};
+use crate::outcome::{Action, Outcome, Player};
 use crate::zobrist::{cell_key, extra_key};
 
 /// The largest number of rows or columns.

@@ -25,7 +25,8 @@
 //! ```
 
 use super::ConnectFour;
-use crate::game::{Action, Game};
+use crate::game::Game;
+use crate::outcome::Action;
 
 /// Bits a board may take (see the module docs): keys `current + mask` must fit in 56 bits
 /// beside the table entry's bound and value.
@@ -301,7 +302,7 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     use super::*;
-    use crate::game::Outcome;
+    use crate::outcome::Outcome;
 
     /// Plain memoised negamax over the game's own rules: slow, obviously right.
     fn reference(position: &ConnectFour, memo: &mut HashMap<ConnectFour, i8>) -> i8 {
@@ -399,7 +400,7 @@ mod tests {
         let (value, game) = solve("d e d e d e d");
         assert_eq!(
             game.outcome(),
-            Some(Outcome::Win(crate::game::Player::FIRST))
+            Some(Outcome::Win(crate::outcome::Player::FIRST))
         );
         assert_eq!(value, -1);
         // The first player to move wins in one.

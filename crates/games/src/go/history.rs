@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::bits::Bits;
-use crate::game::Player;
+use crate::outcome::Player;
 
 /// Bits in the Bloom filter that spares most membership tests a scan.
 const BLOOM_BITS: usize = 2048;

@@ -90,8 +90,9 @@ use history::History;
 use movegen::stones_hash;
 
 use crate::error::GameError;
-use crate::game::{square_cell_symmetries, Action, Game, Outcome, Player, Symmetry};
+use crate::game::{square_cell_symmetries, Game, Symmetry};
 use crate::layout::{BoardLayout, MoveCells};
+use crate::outcome::{Action, Outcome, Player};
 use crate::records::RecordTags;
 use crate::zobrist::extra_key;
 

@@ -4,7 +4,7 @@ use std::fmt;
 
 use super::{Go, MAX_SIZE};
 use crate::error::GameError;
-use crate::game::{Action, Player};
+use crate::outcome::{Action, Player};
 
 /// The GTP column letters: no `I`.
 const COLUMNS: &[u8; MAX_SIZE] = b"ABCDEFGHJKLMNOPQRST";

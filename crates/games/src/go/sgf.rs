@@ -7,7 +7,8 @@
 //! result as SGF writes it: `B+3.5`, `W+0.5`, `0` for a draw.
 
 use super::Go;
-use crate::game::{Action, Game, Outcome, Player};
+use crate::game::Game;
+use crate::outcome::{Action, Outcome, Player};
 use crate::records::{sgf_escape, RecordTags};
 
 /// Moves per line after the root node.

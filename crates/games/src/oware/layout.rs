@@ -2,8 +2,9 @@
 //! `A`..`F` below, so that sowing runs counter-clockwise as on a real board.
 
 use super::{Oware, HOUSES};
-use crate::game::{Action, Game, Player};
+use crate::game::Game;
 use crate::layout::{BoardLayout, MoveCells, Piece, Style};
+use crate::outcome::{Action, Player};
 
 pub(super) fn board(g: &Oware) -> BoardLayout {
     let house = |player: usize, house: usize| {

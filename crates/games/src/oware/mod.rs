@@ -65,7 +65,8 @@ mod layout;
 use std::fmt;
 
 use crate::error::GameError;
-use crate::game::{Action, Game, Outcome, Player};
+use crate::game::Game;
+use crate::outcome::{Action, Outcome, Player};
 use crate::zobrist::{cell_key, extra_key};
 use history::{mix, BoardKey, Seen};
 

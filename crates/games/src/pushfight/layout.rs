@@ -2,9 +2,9 @@
 
 use super::geometry::{HEIGHT, NEIGHBOR, NUM_CELLS, RAIL_SQUARES, SQUARES, WIDTH};
 use super::{Act, PushFight};
-use crate::game::Action;
 use crate::layout::Style;
 use crate::layout::{letters, numbers_from_bottom, player_names, BoardLayout, MoveCells, Piece};
+use crate::outcome::Action;
 
 fn on_board(cell: usize) -> bool {
     SQUARES >> cell & 1 == 1

@@ -58,7 +58,8 @@ mod layout;
 mod notation;
 
 use crate::error::GameError;
-use crate::game::{Action, Game, Outcome, Player, Symmetry};
+use crate::game::{Game, Symmetry};
+use crate::outcome::{Action, Outcome, Player};
 use crate::zobrist::{cell_key, extra_key};
 use geometry::{
     bits, cell, reachable, spread, square, Direction, LEFT_HALF, NEIGHBOR, NUM_CELLS, NUM_SQUARES,

@@ -7,7 +7,7 @@ use super::geometry::{
 };
 use super::{Act, Piece, PushFight, NO_ANCHOR, PIECES_PER_PLAYER, SETUP_PLIES};
 use crate::error::GameError;
-use crate::game::{Action, Outcome, Player};
+use crate::outcome::{Action, Outcome, Player};
 
 /// What a move looks like, for error messages.
 const EXPECTED: &str = "a square to place (c3), c3-e2 to move, or d3>e3 to push from d3 to e3";
