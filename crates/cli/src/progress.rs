@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use zerosum_train::{ActorEvent, Handler, Moment, Phase, Report, TrainError};
+use zerosum_train::{step_line, ActorEvent, Handler, Moment, Phase, Report, TrainError};
 
 /// The command line's [`Handler`]: bars while a phase runs, one summary line when it ends.
 pub struct Console {
@@ -27,9 +27,9 @@ impl Console {
         }
     }
 
-    /// Stops the run ([`TrainError::Interrupted`]) once `stop` is set and the generation
-    /// under way is saved, so that a Ctrl-C loses none of its work.
-    pub fn stopping_on(self, stop: Arc<AtomicBool>) -> Console {
+    /// Says once, when `stop` is set, that the run ends after the generation under way is
+    /// saved (the loop stops it; a Ctrl-C loses none of its work).
+    pub fn noting_stop(self, stop: Arc<AtomicBool>) -> Console {
         Console {
             stop: Some(stop),
             ..self
@@ -41,8 +41,8 @@ impl Console {
         self.generation
     }
 
-    /// Whether a stop was asked for; says once what it will do.
-    fn stop_asked(&mut self) -> bool {
+    /// Says once that a stop was asked for, and what it will do.
+    fn note_stop(&mut self) {
         let asked = self
             .stop
             .as_ref()
@@ -58,7 +58,6 @@ impl Console {
                 None => eprintln!("{line}"),
             }
         }
-        asked
     }
 
     /// Ends the phase's bar and prints `summary` after its generation, name and duration.
@@ -68,7 +67,7 @@ impl Console {
             elapsed = bar.elapsed().as_secs_f64();
             bar.finish_and_clear();
         }
-        println!("gen {generation:>3} {phase:<9} {elapsed:>6.1}s  {summary}");
+        println!("{}", step_line(generation, phase, elapsed, summary));
     }
 }
 
@@ -99,7 +98,7 @@ impl Handler for Console {
     }
 
     fn phase_advanced(&mut self, done: u64) {
-        self.stop_asked();
+        self.note_stop();
         if let Some(bar) = &self.bar {
             bar.inc(done);
         }
@@ -116,12 +115,9 @@ impl Handler for Console {
                 }
             }
         }
-        // The generation's event and checkpoint are written before its report comes here.
         if matches!(report, Report::Generation(_)) {
             self.generation = at.generation;
-            if self.stop_asked() {
-                return Err(TrainError::Interrupted);
-            }
+            self.note_stop();
         }
         Ok(())
     }

@@ -7,7 +7,9 @@ mod native;
 mod players;
 
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyRuntimeError};
@@ -19,7 +21,7 @@ use zerosum_games::{testing, with_game};
 use zerosum_train::{
     open_run, NewRun, OpenRequest, OpenRun, Opening, Phase, TrainError, TrainOptions,
 };
-use zerosum_train::{train_with, Handler, Moment, Report};
+use zerosum_train::{step_line, train_with, Handler, Moment, Report};
 
 create_exception!(
     zerosum,
@@ -206,40 +208,45 @@ fn open_for(
     Ok(opened)
 }
 
-/// Prints a line per finished step to Python's `sys.stdout` and turns Ctrl-C into a stop
+/// Prints a line per finished step to Python's `sys.stdout`, and turns Ctrl-C into a stop
 /// at the end of the generation under way.
 struct Printer {
     phase: &'static str,
+    started: Instant,
     advances: u64,
-    interrupted: bool,
+    stop: Arc<AtomicBool>,
+}
+
+impl Printer {
+    /// Sets the stop once Python has seen a Ctrl-C.
+    fn hear_signals(&self) {
+        if !self.stop.load(Ordering::Relaxed) && Python::attach(|py| py.check_signals().is_err()) {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 impl Handler for Printer {
     fn phase_started(&mut self, _: u64, phase: Phase, _: u64) {
         self.phase = phase.name();
+        self.started = Instant::now();
     }
 
     fn phase_advanced(&mut self, _: u64) {
         self.advances += 1;
-        if self.advances % 16 == 0 && !self.interrupted {
-            self.interrupted = Python::attach(|py| py.check_signals().is_err());
+        if self.advances % 16 == 0 {
+            self.hear_signals();
         }
     }
 
     fn reported(&mut self, at: Moment, report: Report<'_>) -> Result<(), TrainError> {
-        if !self.interrupted {
-            self.interrupted = Python::attach(|py| py.check_signals().is_err());
-        }
-        // The generation's event is written before its report reaches this handler: the
-        // run stops with the whole generation kept.
-        if self.interrupted && matches!(report, Report::Generation(_)) {
-            return Err(TrainError::Interrupted);
-        }
+        self.hear_signals();
         let Some(summary) = report.summary() else {
             return Ok(());
         };
         let phase = report.step().unwrap_or(self.phase);
-        let line = format!("gen {:>3} {phase:<9} {summary}\n", at.generation);
+        let seconds = self.started.elapsed().as_secs_f64();
+        let line = step_line(at.generation, phase, seconds, &summary) + "\n";
         Python::attach(|py| -> PyResult<()> {
             py.import("sys")?
                 .getattr("stdout")?
@@ -247,6 +254,7 @@ impl Handler for Printer {
             Ok(())
         })
         .ok();
+        self.started = Instant::now();
         Ok(())
     }
 }
@@ -276,8 +284,9 @@ fn train<'py>(
     let summary = without_gil(py, &playable, || {
         let mut printer = Printer {
             phase: "",
+            started: Instant::now(),
             advances: 0,
-            interrupted: false,
+            stop: Arc::clone(&options.stop),
         };
         with_game!(&playable.game, g => train_with(g, &config, &store, &options, &mut printer))
     })?;

@@ -1,6 +1,7 @@
 //! What to draw: each plot of the report as plain data, built from a [`RunHistory`].
 
 use zerosum_train::history::RunHistory;
+use zerosum_train::reports::LearnerReport;
 
 /// A line through points, with optional 95% intervals drawn as error bars.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,16 +116,16 @@ fn losses(history: &RunHistory) -> Chart {
         "optimizer step",
         "loss (policy: nats, value: squared error)",
     );
-    let at = |f: fn(&zerosum_train::history::LossPoint) -> f64| -> Vec<(f64, f64)> {
+    let at = |f: fn(&LearnerReport) -> f64| -> Vec<(f64, f64)> {
         history
             .learn
             .iter()
-            .map(|p| (p.step as f64, f(&p.losses)))
+            .map(|p| (p.report.total_steps as f64, f(&p.report)))
             .collect()
     };
-    chart.line("policy (cross-entropy)", at(|l| l.policy));
-    chart.line("value (mean squared error)", at(|l| l.value));
-    chart.line("total (with L2 penalty)", at(|l| l.total));
+    chart.line("policy (cross-entropy)", at(|l| l.final_losses.policy));
+    chart.line("value (mean squared error)", at(|l| l.final_losses.value));
+    chart.line("total (with L2 penalty)", at(|l| l.final_losses.total));
     chart.caption = "The learner's losses over the last tenth of each generation's optimizer \
         steps, plotted at the step count where the generation ended. Policy: cross-entropy of \
         the network's policy against the search's visit distribution, in nats. Value: mean \
@@ -141,18 +142,18 @@ fn entropy(history: &RunHistory) -> Chart {
         "optimizer step",
         "entropy (nats)",
     );
-    let points = |f: fn(&zerosum_train::history::LearnPoint) -> f64| -> Vec<(f64, f64)> {
+    let points = |f: fn(&LearnerReport) -> f64| -> Vec<(f64, f64)> {
         history
             .learn
             .iter()
-            .map(|p| (p.step as f64, f(p)))
+            .map(|p| (p.report.total_steps as f64, f(&p.report)))
             .collect()
     };
-    chart.line("network policy", points(|p| p.losses.policy_entropy));
+    chart.line("network policy", points(|l| l.final_losses.policy_entropy));
     chart
         .line(
             "search targets (floor of the policy loss)",
-            points(|p| p.losses.target_entropy),
+            points(|l| l.final_losses.target_entropy),
         )
         .dashed = true;
     chart.caption = "How spread out the network's move probabilities are (entropy over the \
@@ -183,7 +184,7 @@ fn per_opponent(
 ) -> Vec<Series> {
     let mut series: Vec<Series> = Vec::new();
     for eval in &history.evaluations {
-        for m in &eval.matches {
+        for m in &eval.report.matches {
             let label = opponent_series(&m.opponent);
             let (y, interval) = value(m);
             let index = match series.iter().position(|s| s.label == label) {
@@ -263,21 +264,24 @@ fn elo(history: &RunHistory) -> Chart {
             "checkpoint",
             checkpoints
                 .iter()
-                .map(|p| (p.generation.unwrap_or(0) as f64, p.elo))
+                .map(|p| (p.generation.unwrap_or(0) as f64, p.rating.elo))
                 .collect(),
         )
-        .intervals = checkpoints.iter().map(|p| (p.low, p.high)).collect();
+        .intervals = checkpoints
+        .iter()
+        .map(|p| (p.rating.low, p.rating.high))
+        .collect();
     for p in history.ladder.iter().filter(|p| p.generation.is_none()) {
         chart.levels.push(Level {
-            label: format!("{} ({:+.0})", p.player, p.elo),
-            y: p.elo,
+            label: format!("{} ({:+.0})", p.rating.player, p.rating.elo),
+            y: p.rating.elo,
         });
     }
     chart.caption = format!(
         "Ratings from `zerosum ladder` (ladder {}): checkpoints played each other and fixed \
         anchors, fitted by maximum likelihood (Bradley-Terry, draws as half wins) with 95% \
         intervals; dashed lines are the anchors.",
-        history.ladder[0].ladder
+        history.ladder[0].rating.ladder
     );
     chart
 }
@@ -294,7 +298,7 @@ fn speed(history: &RunHistory) -> Chart {
         history
             .self_play
             .iter()
-            .map(|p| (p.generation as f64, p.positions_per_second))
+            .map(|p| (p.generation as f64, p.report.positions_per_second))
             .collect(),
     );
     chart.caption = "Positions (moves) played per second of self-play wall time, all \
@@ -315,7 +319,11 @@ fn game_lengths(history: &RunHistory) -> Chart {
         points: history
             .self_play
             .iter()
-            .map(|p| (p.generation as f64, p.min_length, p.max_length))
+            .map(|p| {
+                let report = &p.report;
+                let (min, max) = (report.min_length as f64, report.max_length as f64);
+                (p.generation as f64, min, max)
+            })
             .filter(|p| p.1.is_finite() && p.2.is_finite())
             .collect(),
     });
@@ -324,7 +332,7 @@ fn game_lengths(history: &RunHistory) -> Chart {
         history
             .self_play
             .iter()
-            .map(|p| (p.generation as f64, p.mean_length))
+            .map(|p| (p.generation as f64, p.report.mean_length))
             .collect(),
     );
     chart.caption =
@@ -345,7 +353,7 @@ fn replay_window(history: &RunHistory) -> Chart {
         history
             .learn
             .iter()
-            .map(|p| (p.generation as f64, p.window_positions))
+            .map(|p| (p.generation as f64, p.report.window_positions as f64))
             .collect(),
     );
     chart.caption = "Positions the learner sampled from in each generation: the replay \
@@ -366,7 +374,10 @@ fn memory(history: &RunHistory) -> Chart {
         history
             .generations
             .iter()
-            .map(|p| (p.train_seconds / 60.0, p.memory_mib))
+            .map(|p| {
+                let memory = p.report.memory_mib.unwrap_or(f64::NAN);
+                (p.report.train_seconds / 60.0, memory)
+            })
             .filter(|p| p.0.is_finite() && p.1.is_finite())
             .collect(),
     );

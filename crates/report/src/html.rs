@@ -82,33 +82,21 @@ pub fn page(title: &str, history: &RunHistory, charts: &[Chart], svgs: &[String]
         facts.push(format!("generation {generation}"));
     }
     if let Some(learn) = history.learn.last() {
-        facts.push(format!("{} optimizer steps", learn.step));
+        facts.push(format!("{} optimizer steps", learn.report.total_steps));
     }
-    let games: f64 = history
-        .self_play
-        .iter()
-        .map(|p| p.games)
-        .filter(|g| g.is_finite())
-        .sum();
-    if games > 0.0 {
-        facts.push(format!("{games:.0} self-play games"));
+    let games: usize = history.self_play.iter().map(|p| p.report.games).sum();
+    if games > 0 {
+        facts.push(format!("{games} self-play games"));
     }
     if let Some(g) = history.generations.last() {
-        if g.train_seconds.is_finite() {
-            facts.push(format!("{} of training", duration(g.train_seconds)));
+        if g.report.train_seconds.is_finite() {
+            facts.push(format!("{} of training", duration(g.report.train_seconds)));
         }
     }
     if facts.is_empty() {
         facts.push("no events yet".to_string());
     }
     let _ = writeln!(html, "<p class=\"facts\">{}</p>", facts.join(" · "));
-    if history.incomplete_tail {
-        html.push_str(
-            "<p class=\"note\">The run was still writing its metrics when this report was \
-             made: the last, unfinished line was left out. Run <code>zerosum report</code> \
-             again for the newest numbers.</p>\n",
-        );
-    }
     if !history.skipped.is_empty() {
         let lines: Vec<String> = history.skipped.iter().map(|l| l.to_string()).collect();
         let _ = writeln!(
@@ -157,14 +145,14 @@ fn ladder_table(html: &mut String, history: &RunHistory) {
         let _ = writeln!(
             html,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{} to {}</td><td>{}</td></tr>",
-            escape(&p.player),
+            escape(&p.rating.player),
             p.generation
                 .map(|g| g.to_string())
                 .unwrap_or_else(|| "anchor".to_string()),
-            signed(p.elo),
-            signed(p.low),
-            signed(p.high),
-            p.games
+            signed(p.rating.elo),
+            signed(p.rating.low),
+            signed(p.rating.high),
+            p.rating.games
         );
     }
     html.push_str("</table>\n");
@@ -181,7 +169,7 @@ fn evaluation_table(html: &mut String, history: &RunHistory) {
          <th>Elo difference</th></tr>\n",
         eval.generation
     );
-    for m in &eval.matches {
+    for m in &eval.report.matches {
         let (low, high) = m.elo_interval();
         let _ = writeln!(
             html,

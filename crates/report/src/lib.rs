@@ -129,7 +129,7 @@ mod tests {
         assert!(!page.contains("http://") && !page.contains("https://"));
         assert_eq!(page.matches("<svg").count(), 8);
         assert!(page.contains("generation 2: +240 Elo over random (95%: +150 to +330)"));
-        assert!(page.contains("still writing"));
+        assert!(page.contains("Events that are not JSON were left out"));
         assert!(page.contains("Elo rating per generation (ladder)"));
         let elo = fs::read_to_string(dir.join("elo.svg")).unwrap();
         assert!(elo.contains("Elo (random play = 0)"), "axes carry units");

@@ -13,6 +13,7 @@
 //! games/actors/ACTOR/000012-g0004.jsonl  asynchronous runs: batch 12 of ACTOR, played by
 //!                                        checkpoint gen-0004
 //! ingested/gen-0005.json                 the actor batches the learner's generation 5 read
+//! gating/gen-0005.json                   gating's decision on generation 5 and the best so far
 //! metrics/gen-0005-2-learn.json          one event each; read back in name order
 //! ```
 //!
@@ -33,11 +34,18 @@ pub const GAMES: &str = "games";
 pub const ACTOR_GAMES: &str = "games/actors";
 /// The folder of asynchronous learners' generation manifests.
 pub const INGESTED: &str = "ingested";
+/// The folder of gating's decisions.
+pub const GATING: &str = "gating";
 /// The folder of events.
 pub const METRICS: &str = "metrics";
 /// The version of the run format, in [`RUN`]: this build reads runs of this format only,
 /// and refuses others in one line.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
+
+/// Gating's decision on checkpoint `generation`, with what a resumed learner needs of it.
+pub fn gate(generation: u64) -> String {
+    format!("{GATING}/{}.json", generation_name(generation))
+}
 
 /// What generation `generation` is called in every name of the run and in what it prints:
 /// `gen-0005`.

@@ -44,7 +44,8 @@ pub enum Put {
 
 /// Requests a store has made, by kind (each retry counts): what a role costs in storage
 /// requests, which object storage bills.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Requests {
     /// Objects read (GET).
     pub get: u64,

@@ -1,132 +1,56 @@
-//! A run's metrics read back: its events ([`zerosum_store::events`]) as typed series, for reports
-//! and plots.
+//! A run's history read back: its events ([`zerosum_store::events`]) as the reports they
+//! were written from, for reports and plots.
 //!
-//! [`RunHistory::read`] only reads. Events it does not know, and fields a line lacks, are
-//! skipped. An event that is not JSON at all (an object cut by a crash) is skipped too, and
-//! its number kept in [`RunHistory::skipped`] for the reader to report.
+//! [`RunHistory::read`] only reads. Events it does not know are skipped, and a field an
+//! event lacks takes its default. An event that is not JSON at all (an object cut by a
+//! crash) is skipped too, and its number kept in [`RunHistory::skipped`] for the reader to
+//! report.
 
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use zerosum_store::{EventKind, RunStore};
 
 use crate::error::TrainError;
-use zerosum_players::arena::MatchReport;
-use zerosum_store::store::RunStore;
-use zerosum_store::EventKind;
+use crate::reports::{EvalReport, GenerationReport, LadderRating, LearnerReport, SelfPlayReport};
 
-/// Loss terms of the learner (the last tenth of a generation's steps); NaN where the
-/// event lacks one.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LossPoint {
-    /// Cross-entropy of the policy against the search's target, in nats.
-    pub policy: f64,
-    /// Mean squared error of the value (values lie in [-1, 1]).
-    pub value: f64,
-    /// The sum that was minimised, L2 penalty included.
-    pub total: f64,
-    /// Entropy of the network's policy, in nats.
-    pub policy_entropy: f64,
-    /// Entropy of the targets (the floor of the policy loss), in nats.
-    pub target_entropy: f64,
-}
-
-/// One `self_play` event.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SelfPlayPoint {
+/// A report read back from the event log, with the moment it belongs to.
+#[derive(Clone, Debug)]
+pub struct Recorded<T> {
     /// The generation.
     pub generation: u64,
-    /// Optimizer steps taken before it.
+    /// Optimizer steps taken in all when it was recorded.
     pub step: u64,
-    /// Games played.
-    pub games: f64,
-    /// Mean game length in plies.
-    pub mean_length: f64,
-    /// Shortest game in plies.
-    pub min_length: f64,
-    /// Longest game in plies.
-    pub max_length: f64,
-    /// Positions per second of self-play wall time.
-    pub positions_per_second: f64,
-    /// Network evaluations per second.
-    pub evaluations_per_second: f64,
-}
-
-/// One `learn` event.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LearnPoint {
-    /// The generation.
-    pub generation: u64,
-    /// Optimizer steps taken in all at the end of the phase.
-    pub step: u64,
-    /// Positions in the replay window.
-    pub window_positions: f64,
-    /// The losses of the last tenth of the phase's steps.
-    pub losses: LossPoint,
-    /// The learning rate in force at the end.
-    pub learning_rate: f64,
-}
-
-/// One `evaluate` event: the checkpoint of a generation against each opponent.
-#[derive(Clone, Debug, PartialEq)]
-pub struct EvalPoint {
-    /// The generation evaluated.
-    pub generation: u64,
-    /// Its optimizer step.
-    pub step: u64,
-    /// One match per opponent, from the checkpoint's view.
-    pub matches: Vec<MatchReport>,
-}
-
-/// One `generation` event.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GenerationPoint {
-    /// The generation finished.
-    pub generation: u64,
-    /// Optimizer steps taken in all.
-    pub step: u64,
-    /// Training wall time so far, all sessions together, in seconds.
-    pub train_seconds: f64,
-    /// The training process's resident memory then, in MiB (NaN where not recorded).
-    pub memory_mib: f64,
+    /// The report as its role wrote it.
+    pub report: T,
 }
 
 /// One `ladder` event: a player's rating from `zerosum ladder`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LadderPoint {
-    /// Which ladder of the run (1 for the first `zerosum ladder`, and so on).
-    pub ladder: u64,
-    /// The player (`gen-0012`, `random`, `mcts:100`).
-    pub player: String,
     /// The checkpoint's generation; `None` for a fixed anchor.
     pub generation: Option<u64>,
     /// The checkpoint's optimizer step; `None` for a fixed anchor.
     pub step: Option<u64>,
-    /// The rating, with `random` at 0.
-    pub elo: f64,
-    /// The lower end of the 95% interval.
-    pub low: f64,
-    /// The upper end of the 95% interval.
-    pub high: f64,
-    /// Games the player played in that ladder.
-    pub games: u64,
+    /// The rating as recorded.
+    pub rating: LadderRating,
 }
 
-/// Everything a run's metrics say, in the order it happened.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Everything a run's events say, in the order it happened.
+#[derive(Clone, Debug, Default)]
 pub struct RunHistory {
     /// The game's registry name, from `config.toml`, if it says.
     pub game: Option<String>,
     /// `self_play` events.
-    pub self_play: Vec<SelfPlayPoint>,
+    pub self_play: Vec<Recorded<SelfPlayReport>>,
     /// `learn` events.
-    pub learn: Vec<LearnPoint>,
+    pub learn: Vec<Recorded<LearnerReport>>,
     /// `evaluate` events.
-    pub evaluations: Vec<EvalPoint>,
+    pub evaluations: Vec<Recorded<EvalReport>>,
     /// `generation` events.
-    pub generations: Vec<GenerationPoint>,
+    pub generations: Vec<Recorded<GenerationReport>>,
     /// The `ladder` events of the latest ladder, anchors first, then by generation.
     pub ladder: Vec<LadderPoint>,
-    /// Whether the last line was incomplete (being written) and was skipped.
-    pub incomplete_tail: bool,
-    /// The 1-based numbers of complete lines that were not JSON objects, skipped.
+    /// The 1-based numbers of events that were not JSON objects, skipped.
     pub skipped: Vec<usize>,
 }
 
@@ -153,117 +77,44 @@ impl RunHistory {
         Ok(history)
     }
 
-    /// Parses the event log as JSON Lines text, skipping an incomplete last line and any line
-    /// that is not a JSON object.
+    /// Parses the event log as JSON Lines text, each event into the report it was written
+    /// from, skipping any line that is not a JSON object.
     pub fn parse(text: &str) -> RunHistory {
         let mut history = RunHistory::default();
-        let complete = match text.rfind('\n') {
-            Some(end) => &text[..=end],
-            None => "",
-        };
-        history.incomplete_tail = !text[complete.len()..].trim().is_empty();
         let mut ladder = Vec::new();
-        for (index, line) in complete.lines().enumerate() {
+        for (index, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let Some(value) = serde_json::from_str::<Value>(line)
+            let Some(event) = serde_json::from_str::<Value>(line)
                 .ok()
                 .filter(Value::is_object)
             else {
                 history.skipped.push(index + 1);
                 continue;
             };
-            let generation = value["generation"].as_u64();
-            let step = value["step"].as_u64();
-            match (
-                value["event"].as_str().and_then(EventKind::parse),
-                generation,
-            ) {
-                (Some(EventKind::SelfPlay), Some(generation)) => {
-                    history.self_play.push(SelfPlayPoint {
-                        generation,
-                        step: step.unwrap_or(0),
-                        games: number(&value["games"]),
-                        mean_length: number(&value["mean_length"]),
-                        min_length: number(&value["min_length"]),
-                        max_length: number(&value["max_length"]),
-                        positions_per_second: number(&value["positions_per_second"]),
-                        evaluations_per_second: number(&value["evaluations_per_second"]),
-                    })
-                }
-                (Some(EventKind::Learn), Some(generation)) => {
-                    let losses = &value["final_losses"];
-                    history.learn.push(LearnPoint {
-                        generation,
-                        step: value["total_steps"].as_u64().or(step).unwrap_or(0),
-                        window_positions: number(&value["window_positions"]),
-                        losses: LossPoint {
-                            policy: number(&losses["policy"]),
-                            value: number(&losses["value"]),
-                            total: number(&losses["total"]),
-                            policy_entropy: number(&losses["policy_entropy"]),
-                            target_entropy: number(&losses["target_entropy"]),
-                        },
-                        learning_rate: number(&value["learning_rate"]),
-                    })
-                }
-                (Some(EventKind::Evaluate), Some(generation)) => {
-                    history.evaluations.push(EvalPoint {
-                        generation,
-                        step: step.unwrap_or(0),
-                        matches: value["matches"]
-                            .as_array()
-                            .map(|matches| {
-                                matches
-                                    .iter()
-                                    .filter_map(|m| serde_json::from_value(m.clone()).ok())
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
-                    })
-                }
-                (Some(EventKind::Generation), Some(generation)) => {
-                    history.generations.push(GenerationPoint {
-                        generation,
-                        step: step.unwrap_or(0),
-                        train_seconds: number(&value["train_seconds"]),
-                        memory_mib: number(&value["memory_mib"]),
-                    })
-                }
-                (Some(EventKind::Ladder), _) => {
-                    if let (Some(player), Some(elo)) =
-                        (value["player"].as_str(), value["elo"].as_f64())
-                    {
-                        ladder.push(LadderPoint {
-                            ladder: value["ladder"].as_u64().unwrap_or(1),
-                            player: player.to_string(),
-                            generation,
-                            step,
-                            elo,
-                            low: value["low"].as_f64().unwrap_or(elo),
-                            high: value["high"].as_f64().unwrap_or(elo),
-                            games: value["games"].as_u64().unwrap_or(0),
-                        });
-                    }
-                }
-                _ => {}
+            let kind = event["event"].as_str().and_then(EventKind::parse);
+            match kind {
+                Some(EventKind::SelfPlay) => history.self_play.extend(recorded(&event)),
+                Some(EventKind::Learn) => history.learn.extend(recorded(&event)),
+                Some(EventKind::Evaluate) => history.evaluations.extend(recorded(&event)),
+                Some(EventKind::Generation) => history.generations.extend(recorded(&event)),
+                Some(EventKind::Ladder) => ladder.extend(ladder_point(&event)),
+                Some(EventKind::Gate) | None => {}
             }
         }
-        let latest = ladder.iter().map(|p| p.ladder).max();
-        history.ladder = ladder
-            .into_iter()
-            .filter(|p| Some(p.ladder) == latest)
-            .collect();
-        history
-            .ladder
-            .sort_by_key(|p| (p.generation.is_some(), p.generation));
+        history.ladder = latest_ladder(ladder);
         history
     }
 
     /// The number of the next ladder: one more than the latest recorded.
     pub fn next_ladder(&self) -> u64 {
-        self.ladder.iter().map(|p| p.ladder).max().unwrap_or(0) + 1
+        self.ladder
+            .iter()
+            .map(|p| p.rating.ladder)
+            .max()
+            .unwrap_or(0)
+            + 1
     }
 
     /// The newest rated checkpoint's line: `generation 12: +840 Elo over random (95%: +790
@@ -271,9 +122,9 @@ impl RunHistory {
     pub fn ladder_headline(&self) -> Option<String> {
         let newest = self.ladder.iter().rfind(|p| p.generation.is_some())?;
         let rating = zerosum_players::ratings::Rating {
-            elo: newest.elo,
-            low: newest.low,
-            high: newest.high,
+            elo: newest.rating.elo,
+            low: newest.rating.low,
+            high: newest.rating.high,
         };
         Some(zerosum_players::ratings::headline(
             newest.generation?,
@@ -290,8 +141,34 @@ impl RunHistory {
     }
 }
 
-fn number(value: &Value) -> f64 {
-    value.as_f64().unwrap_or(f64::NAN)
+/// The report of a generation's event, with its moment; `None` for an event without a
+/// generation or whose fields do not read as the report.
+fn recorded<T: DeserializeOwned>(event: &Value) -> Option<Recorded<T>> {
+    Some(Recorded {
+        generation: event["generation"].as_u64()?,
+        step: event["step"].as_u64().unwrap_or(0),
+        report: serde_json::from_value(event.clone()).ok()?,
+    })
+}
+
+/// A `ladder` event's rating; `None` where its fields do not read as one.
+fn ladder_point(event: &Value) -> Option<LadderPoint> {
+    Some(LadderPoint {
+        generation: event["generation"].as_u64(),
+        step: event["step"].as_u64(),
+        rating: serde_json::from_value(event.clone()).ok()?,
+    })
+}
+
+/// The points of the newest ladder, anchors first, then by generation.
+fn latest_ladder(points: Vec<LadderPoint>) -> Vec<LadderPoint> {
+    let latest = points.iter().map(|p| p.rating.ladder).max();
+    let mut ladder: Vec<LadderPoint> = points
+        .into_iter()
+        .filter(|p| Some(p.rating.ladder) == latest)
+        .collect();
+    ladder.sort_by_key(|p| (p.generation.is_some(), p.generation));
+    ladder
 }
 
 #[cfg(test)]
@@ -310,42 +187,43 @@ mod tests {
 {"event":"self_play","generation":2,"step":40,"time":5.0,"games":16,"mean_length":"#;
 
     #[test]
-    fn parses_every_event_and_skips_the_torn_tail() {
+    fn reads_every_event_as_its_report() {
         let history = RunHistory::parse(METRICS);
-        assert!(history.incomplete_tail);
         assert_eq!(history.self_play.len(), 1);
-        assert_eq!(history.self_play[0].mean_length, 7.5);
-        assert_eq!(history.self_play[0].positions_per_second, 3000.0);
-        assert_eq!(history.learn[0].step, 40);
-        assert_eq!(history.learn[0].losses.policy, 1.5);
-        assert_eq!(history.learn[0].losses.target_entropy, 1.2);
-        assert_eq!(history.learn[0].window_positions, 120.0);
-        assert_eq!(history.evaluations[0].matches[0].score(), 0.875);
-        assert_eq!(history.generations[0].train_seconds, 4.5);
+        assert_eq!(history.self_play[0].report.mean_length, 7.5);
+        assert_eq!(history.self_play[0].report.positions_per_second, 3000.0);
+        assert_eq!(history.learn[0].report.total_steps, 40);
+        assert_eq!(history.learn[0].report.final_losses.policy, 1.5);
+        assert_eq!(history.learn[0].report.final_losses.target_entropy, 1.2);
+        assert_eq!(history.learn[0].report.window_positions, 120);
+        assert_eq!(history.evaluations[0].report.matches[0].score(), 0.875);
+        assert_eq!(history.generations[0].report.train_seconds, 4.5);
         assert_eq!(history.last_generation(), Some(1));
         // Only the latest ladder counts, anchors first.
         assert_eq!(history.ladder.len(), 2);
-        assert_eq!(history.ladder[0].player, "random");
+        assert_eq!(history.ladder[0].rating.player, "random");
         assert_eq!(history.ladder[0].generation, None);
-        assert_eq!(history.ladder[1].elo, 130.0);
+        assert_eq!(history.ladder[1].rating.elo, 130.0);
         assert_eq!(history.next_ladder(), 3);
         assert_eq!(
             history.ladder_headline().unwrap(),
             "generation 1: +130 Elo over random (95%: +60 to +200)"
         );
+        // The cut last event is no JSON object.
+        assert_eq!(history.skipped, [10]);
     }
 
     #[test]
-    fn missing_fields_are_nan_and_lines_that_are_not_json_are_skipped() {
+    fn missing_fields_take_defaults_and_lines_that_are_not_json_are_skipped() {
         let history = RunHistory::parse("{\"event\":\"learn\",\"generation\":3,\"step\":9}\n");
-        assert!(!history.incomplete_tail);
-        assert!(history.learn[0].losses.policy.is_nan());
-        // A torn line continued by a later append, and a bare number.
+        assert_eq!(history.learn[0].step, 9);
+        assert_eq!(history.learn[0].report.final_losses.policy, 0.0);
+        // A cut event, and a bare number.
         let text =
             "{\"event\":\"learn\",\"generation\":3}\n{\"event\":\"se{\"event\":\"learn\"}\n7\n{}\n";
         let history = RunHistory::parse(text);
         assert_eq!(history.skipped, [2, 3]);
         assert_eq!(history.learn.len(), 1);
-        assert_eq!(RunHistory::parse(""), RunHistory::default());
+        assert!(RunHistory::parse("").is_empty());
     }
 }

@@ -15,18 +15,18 @@ use std::path::PathBuf;
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use serde_json::json;
 use zerosum_games::Game;
 
 use crate::error::TrainError;
 use crate::history::RunHistory;
-use crate::reports::{LadderEntry, LadderPlayer, LadderReport};
+use crate::reports::{LadderEntry, LadderPlayer, LadderRating, LadderReport};
 use crate::sink::{Handler, Moment, Phase, Report};
 use zerosum_config::RunConfig;
 use zerosum_players::arena::{match_torch_threads, play_match_with_openings};
 use zerosum_players::players::{build_agent, PlayerSpec};
 use zerosum_players::ratings::{fit_ratings, PairResult};
 use zerosum_players::PlayError;
+use zerosum_store::events::event_line;
 use zerosum_store::names;
 use zerosum_store::store::RunStore;
 use zerosum_store::EventKind;
@@ -256,10 +256,6 @@ fn ladder_line(
     entry: &LadderEntry,
     options: &LadderOptions,
 ) -> String {
-    let time = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
     // The checkpoint as the run directory names it (checkpoints/gen-0012).
     let root = store.display("");
     let checkpoint: Option<String> = match &entry.player.spec {
@@ -269,25 +265,27 @@ fn ladder_line(
         }
         _ => None,
     };
-    json!({
-        "event": EventKind::Ladder,
-        "generation": entry.player.generation,
-        "step": entry.player.step,
-        "time": time,
-        "ladder": report.ladder,
-        "player": entry.player.name,
-        "checkpoint": checkpoint,
-        "elo": entry.rating.elo,
-        "low": entry.rating.low,
-        "high": entry.rating.high,
-        "games": entry.games,
-        "games_per_match": options.games,
-        "simulations": options.num_simulations,
-        "opening_plies": options.opening_plies,
-        "seed": options.seed,
-        "anchor": "random",
-    })
-    .to_string()
+    let rating = LadderRating {
+        ladder: report.ladder,
+        player: entry.player.name.clone(),
+        checkpoint,
+        elo: entry.rating.elo,
+        low: entry.rating.low,
+        high: entry.rating.high,
+        games: u64::from(entry.games),
+        games_per_match: options.games,
+        simulations: options.num_simulations,
+        opening_plies: options.opening_plies,
+        seed: options.seed,
+        anchor: "random".to_string(),
+    };
+    let fields = serde_json::to_value(&rating).expect("ratings serialise");
+    event_line(
+        EventKind::Ladder,
+        entry.player.generation,
+        entry.player.step,
+        fields,
+    )
 }
 
 #[cfg(test)]
@@ -399,7 +397,7 @@ mod tests {
         // The events landed, and the history keeps the latest ladder only.
         let history = RunHistory::read(&store).unwrap();
         assert_eq!(history.ladder.len(), 4);
-        assert!(history.ladder.iter().all(|p| p.ladder == 2));
+        assert!(history.ladder.iter().all(|p| p.rating.ladder == 2));
         assert_eq!(history.ladder[3].generation, Some(2));
         std::fs::remove_dir_all(dir).unwrap();
     }

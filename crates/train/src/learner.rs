@@ -20,13 +20,10 @@ use crate::reports::LearnerReport;
 use crate::sink::{Handler, Phase};
 use zerosum_config::ConfigError;
 use zerosum_config::{ResolvedConfig, RunConfig};
-use zerosum_players::arena::MatchReport;
 use zerosum_store::checkpoints;
-use zerosum_store::events;
 use zerosum_store::names;
 use zerosum_store::record::GameRecord;
 use zerosum_store::store::RunStore;
-use zerosum_store::EventKind;
 use zerosum_store::StoreError;
 
 /// What [`names::RUN`] holds: a role joins a run only if it can play it.
@@ -384,29 +381,25 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             .map_or(self.model(), |(gate, _)| &gate.best)
     }
 
-    /// Gating's networks, rebuilt from the run's gate events: the best is the newest
-    /// promoted checkpoint (generation 0 before any), the second the one before it.
+    /// Gating's networks, from the newest decision the run holds up to the newest
+    /// checkpoint: the best is the newest promoted checkpoint (generation 0 before any),
+    /// the second the one before it.
     fn open_gate(&self, device: Device) -> Result<Option<(Gate, Vec<u64>)>, TrainError> {
         if !self.config.gating.enabled {
             return Ok(None);
         }
-        let mut promoted = vec![0];
-        let mut scores = None;
-        for event in events::read(self.store)? {
-            let trained = event["generation"]
-                .as_u64()
-                .filter(|&generation| generation <= self.generation());
-            let Some(generation) = trained.filter(|_| event["event"] == EventKind::Gate.name())
-            else {
-                continue;
-            };
-            if event["promoted"] == true {
-                promoted.push(generation);
-            }
-            if let [best, second] = &event["matches"].as_array().map_or(&[][..], |m| &m[..]) {
-                scores = match_score(best).zip(match_score(second));
-            }
-        }
+        let newest = self
+            .store
+            .list(names::GATING)?
+            .iter()
+            .filter_map(|name| names::json_generation(name))
+            .filter(|&generation| generation <= self.generation())
+            .max();
+        let state = match newest {
+            Some(generation) => read_gate_state(self.store, generation)?,
+            None => None,
+        };
+        let (promoted, scores) = state.map_or((vec![0], None), |s| (s.promoted, s.scores));
         let load = |g: u64| checkpoints::load(self.store, g, self.initial, device);
         let best = load(*promoted.last().expect("generation 0 is there"))?;
         let second = match promoted.len() {
@@ -504,16 +497,27 @@ impl<'a, G: Game> LearnerRole<'a, G> {
     }
 
     /// Under gating, plays checkpoint `generation` against the best (and second best) and
-    /// promotes it if it wins; `None` without gating. The run remembers the decision
-    /// through its `gate` event, which [`LearnerRole::open`] reads back.
+    /// promotes it if it wins; `None` without gating. The decision is kept in the run
+    /// ([`GateState`]) before it is returned, and a decision kept before a restart is
+    /// returned as it was, not taken again.
     pub fn gate(&mut self, generation: u64) -> Result<Option<GateReport>, TrainError> {
         let Some((gate, promoted)) = &mut self.gate else {
             return Ok(None);
         };
+        if let Some(kept) = read_gate_state(self.store, generation)? {
+            return Ok(Some(kept.report));
+        }
         let report = gate.decide(self.initial, self.config, self.trainer.model(), generation)?;
         if report.promoted {
             promoted.push(generation);
         }
+        let state = GateState {
+            promoted: promoted.clone(),
+            scores: gate.scores,
+            report: report.clone(),
+        };
+        let bytes = serde_json::to_vec(&state).expect("gate states serialise");
+        self.store.put_once(&names::gate(generation), &bytes)?;
         Ok(Some(report))
     }
 
@@ -718,9 +722,29 @@ pub struct Manifest {
     pub stale: Vec<String>,
 }
 
-/// The score of a match as the run's event log keeps it ([`MatchReport::score`]).
-fn match_score(report: &serde_json::Value) -> Option<f64> {
-    MatchReport::deserialize(report).ok().map(|m| m.score())
+/// What gating keeps of each decision: enough for a learner that resumes after it to go on
+/// with the same best, second best and scores.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateState {
+    /// Every promoted checkpoint so far, oldest first (generation 0 first).
+    pub promoted: Vec<u64>,
+    /// The candidate's scores against the best and the second best, once one played both.
+    pub scores: Option<(f64, f64)>,
+    /// The decision as it was reported.
+    pub report: GateReport,
+}
+
+/// Gating's decision on checkpoint `generation`, if the run keeps one.
+fn read_gate_state(store: &RunStore, generation: u64) -> Result<Option<GateState>, TrainError> {
+    let name = names::gate(generation);
+    let Some(bytes) = store.get(&name)? else {
+        return Ok(None);
+    };
+    let state = serde_json::from_slice(&bytes).map_err(|e| StoreError::Location {
+        location: store.display(&name),
+        reason: format!("not a gating decision: {e}"),
+    })?;
+    Ok(Some(state))
 }
 
 /// The mean of each loss term.

@@ -8,6 +8,7 @@ use zerosum_nn::Losses;
 use zerosum_players::arena::MatchReport;
 use zerosum_players::players::PlayerSpec;
 use zerosum_players::ratings::{headline, Rating};
+use zerosum_store::store::Requests;
 
 /// What one generation of self-play produced.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -107,8 +108,33 @@ fn process_status_mib(field: &str) -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// What closes a generation: the headline numbers of its steps, the run's clock and the
+/// process's footprint.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GenerationReport {
+    /// Training wall time so far, all sessions of the run together.
+    pub train_seconds: f64,
+    /// Games the generation trained on.
+    pub games: usize,
+    /// Recorded positions per second (see [`SelfPlayReport::positions_per_second`]).
+    pub positions_per_second: f64,
+    /// Mean game length in plies.
+    pub mean_length: f64,
+    /// The losses of the last tenth of the generation's steps.
+    pub loss: Losses,
+    /// Positions in the replay window.
+    pub window_positions: usize,
+    /// The generation's evaluation, if it had one.
+    pub evaluation: Option<EvalReport>,
+    /// Storage requests made during the generation.
+    pub store_requests: Requests,
+    /// This process's resident memory at the end, in MiB (Linux).
+    pub memory_mib: Option<f64>,
+}
+
 /// What one gating decision saw.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GateReport {
     /// The candidate's matches: against the best, then the second best.
     pub matches: Vec<MatchReport>,
@@ -199,4 +225,34 @@ impl LadderReport {
             &newest.rating,
         ))
     }
+}
+
+/// One player's rating in a ladder, as its `ladder` event records it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LadderRating {
+    /// Which ladder of the run (1 for the first `zerosum ladder`, and so on).
+    pub ladder: u64,
+    /// The player (`gen-0012`, `random`, `mcts:100`).
+    pub player: String,
+    /// The checkpoint as the run names it (`checkpoints/gen-0012`); `None` for an anchor.
+    pub checkpoint: Option<String>,
+    /// The rating, with `random` at 0.
+    pub elo: f64,
+    /// The lower end of the 95% interval.
+    pub low: f64,
+    /// The upper end of the 95% interval.
+    pub high: f64,
+    /// Games the player played in the ladder.
+    pub games: u64,
+    /// Games of each match.
+    pub games_per_match: usize,
+    /// Simulations per move of the checkpoints' search.
+    pub simulations: usize,
+    /// Random moves opening each pair of games.
+    pub opening_plies: usize,
+    /// The ladder's seed.
+    pub seed: u64,
+    /// The player rated 0.
+    pub anchor: String,
 }

@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
@@ -22,10 +23,11 @@ use crate::error::TrainError;
 use crate::evaluator::{is_due, EvaluatorRole};
 use crate::inbox::Inbox;
 use crate::learner::{generation_records, LearnerRole, Manifest};
+use crate::reports::GenerationReport;
 use crate::reports::{EvalReport, LearnerReport, SelfPlayReport};
 use crate::self_play::SelfPlayCounters;
 use crate::sink::EventLog;
-use crate::sink::{GenerationReport, Handler, Log, Moment, Phase, Report, Sink};
+use crate::sink::{Handler, Log, Moment, Phase, Report, Sink};
 use zerosum_config::{derive_seed, stream, Mode, ResolvedConfig, RunConfig};
 use zerosum_store::events;
 use zerosum_store::names;
@@ -57,6 +59,9 @@ pub struct TrainOptions {
     /// Where this process's actor threads keep batches until the store has them (a folder
     /// per run is made inside).
     pub outbox: std::path::PathBuf,
+    /// Set by the caller (Ctrl-C, SIGTERM) to end the run once the generation under way is
+    /// saved: [`train_with`] then returns [`TrainError::Interrupted`].
+    pub stop: Arc<AtomicBool>,
 }
 
 impl Default for TrainOptions {
@@ -65,6 +70,7 @@ impl Default for TrainOptions {
             actors: None,
             evaluate: true,
             outbox: std::env::temp_dir().join("zerosum-outbox"),
+            stop: Arc::new(AtomicBool::new(false)),
         }
     }
 }
@@ -108,6 +114,7 @@ pub fn train_with<G: Game>(
         clock: Clock::resume(store, learner.generation())?,
         last_eval: None,
         requests_before: store.requests(),
+        stop: &options.stop,
     };
     run.finish_cut_generation(&mut learner)?;
     match config.mode {
@@ -157,6 +164,8 @@ struct Loop<'a, G: Game> {
     last_eval: Option<EvalReport>,
     /// The store's request count when the generation began.
     requests_before: zerosum_store::store::Requests,
+    /// Ends the run after the generation under way.
+    stop: &'a AtomicBool,
 }
 
 impl<G: Game> Loop<'_, G> {
@@ -224,8 +233,8 @@ impl<G: Game> Loop<'_, G> {
     }
 
     /// Finishes the generation a session was cut off in after its checkpoint, before its
-    /// `generation` event: gates it unless its gate event is there, publishes it, evaluates
-    /// it where due and not yet evaluated, and closes it from its recorded games and
+    /// `generation` event: gates it (a decision the run kept stands), publishes it,
+    /// evaluates it where due and not yet evaluated, and closes it from its recorded games and
     /// learning. Left alone, it would be published only by the next generation, or never
     /// if it is the last, and the last one's event is what tells actors that the run is
     /// complete.
@@ -241,9 +250,7 @@ impl<G: Game> Loop<'_, G> {
             // Without the events of its steps there is nothing to close.
             return Ok(());
         };
-        if !events::recorded(self.store, EventKind::Gate, generation)? {
-            self.gate(learner, generation)?;
-        }
+        self.gate(learner, generation)?;
         learner.publish()?;
         let evaluation = match events::read_report(self.store, EventKind::Evaluate, generation)? {
             Some(recorded) => Some(recorded),
@@ -286,7 +293,11 @@ impl<G: Game> Loop<'_, G> {
         };
         self.sink.reported(at, Report::Generation(&report))?;
         self.requests_before = self.store.requests();
-        Ok(())
+        // The generation's event and checkpoint are saved: a stop loses nothing.
+        match self.stop.load(Ordering::Relaxed) {
+            true => Err(TrainError::Interrupted),
+            false => Ok(()),
+        }
     }
 
     /// Evaluates the learner's network if this process evaluates and `generation` is due.
@@ -805,6 +816,16 @@ pub(crate) mod tests {
         );
         let events = zerosum_store::events::read(&store).unwrap();
         let gate = events.iter().rev().find(|e| e["event"] == "gate").unwrap();
+        // Each decision is kept, and one kept before a restart is returned, not retaken.
+        let kept = store.list(zerosum_store::names::GATING).unwrap();
+        assert_eq!(kept, ["gen-0001.json", "gen-0002.json", "gen-0003.json"]);
+        let mut again = LearnerRole::open(&game, &config, &store, zerosum_nn::Device::Cpu).unwrap();
+        let decided = again.gate(3).unwrap().unwrap();
+        assert!(decided.promoted);
+        assert_eq!(
+            serde_json::to_value(&decided.matches).unwrap(),
+            gate["matches"]
+        );
         let score = |m: &serde_json::Value| {
             let n = |k: &str| m[k].as_f64().unwrap();
             (n("wins") + n("draws") / 2.0) / (n("wins") + n("draws") + n("losses"))

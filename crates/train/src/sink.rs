@@ -6,13 +6,13 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use zerosum_nn::Losses;
 
 use zerosum_store::{events, names, EventKind, RunStore};
 
 use crate::error::TrainError;
 use crate::reports::{
-    ActorEvent, EvalReport, GateReport, LadderReport, LearnerReport, SelfPlayReport,
+    ActorEvent, EvalReport, GateReport, GenerationReport, LadderReport, LearnerReport,
+    SelfPlayReport,
 };
 
 /// A stretch of work that reports progress as it goes.
@@ -50,30 +50,6 @@ pub struct Moment {
     pub generation: u64,
     /// Gradient steps taken in all.
     pub step: u64,
-}
-
-/// What closes a generation: the headline numbers of its steps, the run's clock and the
-/// process's footprint.
-#[derive(Clone, Debug, Serialize)]
-pub struct GenerationReport {
-    /// Training wall time so far, all sessions of the run together.
-    pub train_seconds: f64,
-    /// Games the generation trained on.
-    pub games: usize,
-    /// Recorded positions per second (see [`SelfPlayReport::positions_per_second`]).
-    pub positions_per_second: f64,
-    /// Mean game length in plies.
-    pub mean_length: f64,
-    /// The losses of the last tenth of the generation's steps.
-    pub loss: Losses,
-    /// Positions in the replay window.
-    pub window_positions: usize,
-    /// The generation's evaluation, if it had one.
-    pub evaluation: Option<EvalReport>,
-    /// Storage requests made during the generation.
-    pub store_requests: zerosum_store::store::Requests,
-    /// This process's resident memory at the end, in MiB (Linux).
-    pub memory_mib: Option<f64>,
 }
 
 /// A finished step of a role.
@@ -298,6 +274,12 @@ impl Handler for Sink<'_> {
             .iter_mut()
             .try_for_each(|handler| handler.reported(at, report))
     }
+}
+
+/// The line a finished step is shown as, on the command line and in Python alike:
+/// `gen  12 learn       3.2s  400 steps, loss 1.234 ...`.
+pub fn step_line(generation: u64, step: &str, seconds: f64, summary: &str) -> String {
+    format!("gen {generation:>3} {step:<9} {seconds:>6.1}s  {summary}")
 }
 
 /// The handler that writes each report of a generation to the run's event log, once.

@@ -102,14 +102,15 @@ pub fn run(mut args: Args) -> Result<()> {
             ),
         }
     );
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_signals(&stop)?;
     let options = TrainOptions {
         actors: args.actors,
         evaluate: !args.no_evaluate,
         outbox: outbox_dir(),
+        stop: Arc::clone(&stop),
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    stop_on_signals(&stop)?;
-    let mut console = Console::new().stopping_on(stop);
+    let mut console = Console::new().noting_stop(stop);
     let result = with_game!(&game, g => train_with(g, &config, &store, &options, &mut console));
     let summary = match result {
         Err(TrainError::Interrupted) => {
