@@ -10,6 +10,10 @@ use zerosum_games::Game;
 use zerosum_nn::{LearnerConfig, ModelConfig};
 use zerosum_search::SearchConfig;
 
+mod defaults;
+
+pub use defaults::default_config;
+
 /// A config that does not parse or does not make sense, in one line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bad config: {0}")]
@@ -437,9 +441,22 @@ impl RunConfig {
     }
 
     /// Errors that stop a run before it starts (one line each) and warnings worth showing.
+    /// The groups keep the order of the checks, so that [`RunConfig::resolve`] names the
+    /// same first error.
     fn problems(&self) -> (Vec<String>, Vec<String>) {
+        let mut errors = self.part_errors();
+        errors.extend(self.self_play_errors());
+        errors.extend(self.sampling_errors());
+        errors.extend(self.gating_errors());
+        errors.extend(self.target_errors());
+        errors.extend(self.run_errors());
+        (errors, self.warnings_worth_showing())
+    }
+
+    /// The errors of the game, search, precision, model and learner settings, each read on
+    /// its own.
+    fn part_errors(&self) -> Vec<String> {
         let mut errors = Vec::new();
-        let mut warnings = Vec::new();
         if let Err(e) = zerosum_games::registry::parse_game(&self.game) {
             errors.push(format!("game: {e}"));
         }
@@ -451,6 +468,13 @@ impl RunConfig {
         }
         errors.extend(self.model.validate());
         errors.extend(self.learner.validate());
+        errors
+    }
+
+    /// The errors of self-play's counts and shares, and of the replay reuse that paces the
+    /// learner to it.
+    fn self_play_errors(&self) -> Vec<String> {
+        let mut errors = Vec::new();
         if self.self_play.games_per_generation == 0 || self.self_play.batch_games == 0 {
             errors.push(
                 "self_play.games_per_generation and batch_games must be at least 1".to_string(),
@@ -476,6 +500,12 @@ impl RunConfig {
         if self.self_play.threads == 0 {
             errors.push("self_play.threads must be at least 1".to_string());
         }
+        errors
+    }
+
+    /// The errors of how the learner's samples are drawn from the replay window.
+    fn sampling_errors(&self) -> Vec<String> {
+        let mut errors = Vec::new();
         if !(self.replay.generation_decay > 0.0 && self.replay.generation_decay <= 1.0) {
             errors.push(format!(
                 "replay.generation_decay must be within (0, 1], got {}",
@@ -487,6 +517,12 @@ impl RunConfig {
                 "replay.subset = \"count_weighted\" ranks merged positions by count: set replay.merge_duplicates = true".to_string(),
             );
         }
+        errors
+    }
+
+    /// The errors of the gating settings.
+    fn gating_errors(&self) -> Vec<String> {
+        let mut errors = Vec::new();
         let gating = &self.gating;
         if gating.opponents && !(gating.enabled && gating.best_two) {
             errors.push(
@@ -504,6 +540,13 @@ impl RunConfig {
                 gating.older_share
             ));
         }
+        errors
+    }
+
+    /// The errors of the replay window's size and of the weights that shape its samples
+    /// and value targets.
+    fn target_errors(&self) -> Vec<String> {
+        let mut errors = Vec::new();
         if !(0.0..=1.0).contains(&self.replay.policy_surprise_weight) {
             errors.push(format!(
                 "replay.policy_surprise_weight must be within [0, 1], got {}",
@@ -531,6 +574,13 @@ impl RunConfig {
         if self.replay.window_positions == 0 {
             errors.push("replay.window_positions must be at least 1".to_string());
         }
+        errors
+    }
+
+    /// The errors of the arena's budget and the run's length, and of settings that clash
+    /// across sections.
+    fn run_errors(&self) -> Vec<String> {
+        let mut errors = Vec::new();
         if self.arena.num_simulations == 0 {
             errors.push("arena.num_simulations must be at least 1".to_string());
         }
@@ -547,6 +597,12 @@ impl RunConfig {
         if self.generations == 0 {
             errors.push("generations must be at least 1".to_string());
         }
+        errors
+    }
+
+    /// Settings that are allowed but likely unintended.
+    fn warnings_worth_showing(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
         if self.self_play.batch_games > self.self_play.games_per_generation {
             warnings.push(format!(
                 "self_play.batch_games ({}) exceeds games_per_generation ({}): batches will not fill",
@@ -559,7 +615,7 @@ impl RunConfig {
                     .to_string(),
             );
         }
-        (errors, warnings)
+        warnings
     }
 }
 

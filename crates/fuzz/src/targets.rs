@@ -23,9 +23,10 @@ use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use zerosum_config::default_config;
 use zerosum_config::RunConfig;
 use zerosum_games::chess::Chess;
-use zerosum_games::registry::{default_config, parse_game, set_param};
+use zerosum_games::registry::{parse_game, set_param};
 use zerosum_games::{with_game, Game};
 use zerosum_nn::{CheckpointBytes, Device, Family, Model, ModelConfig};
 use zerosum_players::{MctsAgent, PlayerSpec};
@@ -876,7 +877,7 @@ impl ConfigTarget {
     fn new() -> ConfigTarget {
         let configs: Vec<String> = GAMES
             .iter()
-            .filter_map(|spec| default_config(spec).ok().map(|c| c.into_owned()))
+            .filter_map(|spec| default_config(spec).ok())
             .collect();
         ConfigTarget {
             mutator: Mutator::new(&[

@@ -1,5 +1,6 @@
-//! The one game table: every game's name, parameters, default config and layout, and the
-//! one place that turns a name like `connect4:rows=6,cols=7` into a game.
+//! The one game table: every game's name, parameters and layout, and the one place that
+//! turns a name like `connect4:rows=6,cols=7` into a game. (Each game's default config is
+//! `zerosum-config`'s.)
 //!
 //! Generic code is written once over `G: Game`; [`AnyGame`] holds the initial position of
 //! whichever game was named, and [`with_game!`](crate::with_game) calls generic code with
@@ -35,11 +36,6 @@ pub struct GameEntry {
     pub params: Cow<'static, str>,
     /// The initial position for a parameter list.
     pub build: Build,
-    /// The text of the game's default config (TOML), which `zerosum train --game NAME`
-    /// uses.
-    pub default_config: Cow<'static, str>,
-    /// Variants with a default config of their own (`gomoku:size=9`), by full name.
-    pub variant_configs: Vec<(Cow<'static, str>, Cow<'static, str>)>,
 }
 
 impl std::fmt::Debug for GameEntry {
@@ -59,9 +55,7 @@ macro_rules! game_table {
         $variant:ident($type:ty) {
             name: $name:literal,
             params: $params:literal,
-            build: $build:expr,
-            config: $config:literal,
-            variants: [$($variant_name:literal => $variant_config:literal),* $(,)?] $(,)?
+            build: $build:expr $(,)?
         }
     ),* $(,)?) => {
         /// The initial position of a game named on the command line or in a config.
@@ -96,11 +90,6 @@ macro_rules! game_table {
                     let build: fn(&mut Params) -> Result<$type, GameError> = $build;
                     build(params).map(AnyGame::$variant)
                 }),
-                default_config: Cow::Borrowed(include_str!(concat!("../../../configs/", $config))),
-                variant_configs: vec![$((
-                    Cow::Borrowed($variant_name),
-                    Cow::Borrowed(include_str!(concat!("../../../configs/", $variant_config))),
-                )),*],
             }),*]
         }
 
@@ -143,8 +132,6 @@ game_table! {
         name: "tictactoe",
         params: "",
         build: |_| Ok(TicTacToe::new()),
-        config: "tictactoe.toml",
-        variants: [],
     },
     /// `connect4[:rows=R,cols=C,k=K]`
     ConnectFour(ConnectFour) {
@@ -157,8 +144,6 @@ game_table! {
             ConnectFour::try_new(rows, cols, k)
                 .map_err(|reason| params.error(format!("rows={rows},cols={cols},k={k}"), reason))
         },
-        config: "connect4.toml",
-        variants: [],
     },
     /// `gomoku[:size=N]`
     Gomoku(Gomoku) {
@@ -168,8 +153,6 @@ game_table! {
             let size = params.take("size", crate::gomoku::DEFAULT_SIZE)?;
             Gomoku::try_new(size).map_err(|reason| params.error(format!("size={size}"), reason))
         },
-        config: "gomoku.toml",
-        variants: ["gomoku:size=9" => "gomoku-9x9.toml"],
     },
     /// `oware[:repetition=B,max_turns=N]`
     Oware(Oware) {
@@ -180,8 +163,6 @@ game_table! {
             let max_turns = params.take("max_turns", crate::oware::CODINGAME_MAX_TURNS)?;
             Ok(Oware::with_rules(repetition, max_turns))
         },
-        config: "oware.toml",
-        variants: [],
     },
     /// `go[:size=N,komi=K,max_moves=M]`
     Go(Go) {
@@ -195,8 +176,6 @@ game_table! {
                 params.error(format!("size={size},komi={komi},max_moves={max_moves}"), reason)
             })
         },
-        config: "go.toml",
-        variants: ["go:size=9,komi=7.5,max_moves=162" => "go-9x9.toml"],
     },
     /// `pushfight[:max_plies=N]`
     PushFight(PushFight) {
@@ -207,8 +186,6 @@ game_table! {
             PushFight::try_new(max_plies)
                 .map_err(|reason| params.error(format!("max_plies={max_plies}"), reason))
         },
-        config: "pushfight.toml",
-        variants: [],
     },
     /// `chess[:max_plies=N]`
     Chess(Chess) {
@@ -218,8 +195,6 @@ game_table! {
             let max_plies = params.take("max_plies", crate::chess::DEFAULT_MAX_PLIES)?;
             Ok(Chess::new().with_max_plies(max_plies))
         },
-        config: "chess.toml",
-        variants: [],
     },
 }
 
@@ -264,19 +239,6 @@ pub fn register(entry: GameEntry) -> Result<(), GameError> {
     }
     table.push(entry);
     Ok(())
-}
-
-/// The default config (TOML text) of the game named by `spec`: a variant with a config of
-/// its own (`gomoku:size=9`, the board Gomoku is measured on) first, else the game's.
-pub fn default_config(spec: &str) -> Result<Cow<'static, str>, GameError> {
-    let full_name = parse_game(spec)?.name();
-    let name = spec.split(':').next().unwrap_or_default();
-    let entry = entry(name).expect("a parsed game has an entry");
-    let variant = entry
-        .variant_configs
-        .into_iter()
-        .find(|(name, _)| *name == full_name);
-    Ok(variant.map_or(entry.default_config, |(_, text)| text))
 }
 
 /// The `key=value` pairs of a parameter list (`rows=6, cols=7`), trimmed, empty entries
@@ -509,24 +471,14 @@ mod tests {
         ));
     }
 
-    /// Every game of the table has a default config that trains it, and a grid layout
-    /// for the board drawer that covers every legal move of a few random plies.
+    /// Every game of the table has a grid layout for the board drawer that covers every
+    /// legal move of a few random plies.
     #[test]
-    fn every_entry_has_a_default_config_and_a_layout() {
+    fn every_entry_has_a_layout() {
         use crate::Game;
         use rand::{rngs::SmallRng, Rng, SeedableRng};
         let mut rng = SmallRng::seed_from_u64(3);
         for entry in entries() {
-            let config = default_config(&entry.name).unwrap();
-            let game_line = config
-                .lines()
-                .find(|line| line.trim_start().starts_with("game"))
-                .unwrap_or_else(|| panic!("{}: the default config names no game", entry.name));
-            assert!(
-                game_line.contains(&format!("\"{}", entry.name)),
-                "{}: {game_line}",
-                entry.name
-            );
             let game = parse_game(&entry.name).unwrap();
             with_game!(game, g => {
                 let mut g = g;
@@ -547,24 +499,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_variant_may_have_a_default_config_of_its_own() {
-        let nine = default_config("gomoku: size = 9").unwrap();
-        assert_ne!(nine, default_config("gomoku").unwrap());
-        assert_eq!(
-            default_config("gomoku:size=11").unwrap(),
-            default_config("gomoku").unwrap()
-        );
-        let go_nine = default_config("go:size=9,komi=7.5").unwrap();
-        assert!(go_nine.contains("game = \"go:size=9,komi=7.5\""));
-        assert_eq!(
-            default_config("go:size=9").unwrap(),
-            default_config("go").unwrap(),
-            "the 9x9 recipe is for komi 7.5"
-        );
-        assert!(default_config("chezz").is_err());
-    }
-
     /// A game known only at run time joins the table and plays through the same generic
     /// code as a built-in one: here tic-tac-toe behind a `DynGame`, checked against the
     /// game contract.
@@ -575,8 +509,6 @@ mod tests {
             name: Cow::Borrowed("dyn-tictactoe"),
             params: Cow::Borrowed(""),
             build: Arc::new(|_| Ok(AnyGame::Dynamic(DynGame::from_game(TicTacToe::new())))),
-            default_config: Cow::Borrowed("game = \"dyn-tictactoe\"\n"),
-            variant_configs: Vec::new(),
         };
         register(entry.clone()).unwrap();
         assert!(matches!(register(entry), Err(GameError::NameTaken { .. })));

@@ -6,7 +6,8 @@
 //!   `<name>.safetensors` with a `<name>.json` sidecar ([`CheckpointMeta`]).
 //! - [`NetEvaluator`] is the search's [`zerosum_search::Evaluator`] for a model on one
 //!   thread; [`InferenceServer`] shares one model among many search threads in batches.
-//! - [`Learner`] takes gradient steps on a [`Batch`] and reports [`Losses`].
+//! - [`TrainState`] (a model with its optimizer and step count) takes gradient steps on a
+//!   [`Batch`] and reports [`Losses`].
 //!
 //! ```
 //! use zerosum_nn::{Model, ModelConfig, Family};
@@ -23,16 +24,15 @@ mod cuda;
 mod error;
 mod evaluator;
 mod families;
-mod learner;
 mod model;
 mod optimizer;
 mod server;
+mod training;
 
 pub use config::{Family, LearnerConfig, ModelConfig, OptimizerKind, PolicyLoss};
 pub use error::NnError;
 pub use evaluator::NetEvaluator;
 pub use families::{Outputs, PolicyValueNet};
-pub use learner::{forward_backward_rate, Batch, DeviceBatch, Learner, Losses, PendingLosses};
 pub use model::{
     checkpoint_base, parse_device, with_extension, Ancestor, CheckpointBytes, CheckpointMeta,
     Model, Precision,
@@ -40,6 +40,7 @@ pub use model::{
 pub use server::{InferenceServer, ServerCounters, ServerEvaluator};
 /// Where tensors live (re-exported so other crates need not name tch).
 pub use tch::Device;
+pub use training::{forward_backward_rate, Batch, DeviceBatch, Losses, PendingLosses, TrainState};
 
 /// Seeds libtorch's generator (weight initialisation) and sets its thread count. Seeding
 /// settles whether libtorch has CUDA, so libtorch's CUDA half is loaded first.

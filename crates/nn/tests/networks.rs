@@ -11,7 +11,9 @@ use rand::SeedableRng;
 use zerosum_games::connect_four::ConnectFour;
 use zerosum_games::tic_tac_toe::TicTacToe;
 use zerosum_games::Game;
-use zerosum_nn::{Batch, Device, Family, Learner, LearnerConfig, Model, ModelConfig, NetEvaluator};
+use zerosum_nn::{
+    Batch, Device, Family, LearnerConfig, Model, ModelConfig, NetEvaluator, TrainState,
+};
 use zerosum_search::{search_one, EvalCache, SearchConfig, Tree};
 
 use common::{
@@ -262,7 +264,7 @@ fn save_then_load_gives_bit_identical_outputs() {
         };
         // A few steps, so that the weights and batch norm's running statistics are no longer
         // where a fresh model starts: a load that skipped either would show.
-        let mut learner = Learner::new(new_model(&game, &config), &LearnerConfig::default(), 0)
+        let mut learner = TrainState::new(new_model(&game, &config), &LearnerConfig::default(), 0)
             .expect("an optimizer");
         for _ in 0..3 {
             learner.train_step(&batch);

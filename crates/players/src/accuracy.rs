@@ -374,6 +374,176 @@ pub fn judge_record<G: Game>(
         .collect())
 }
 
+/// What one player did over the judged games.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Games it played.
+    pub games: usize,
+    /// Games it won.
+    pub wins: usize,
+    /// Games drawn.
+    pub draws: usize,
+    /// Its moves judged.
+    pub judged: usize,
+    /// Moves that turned a win into a draw, a win into a loss, a draw into a loss.
+    pub errors: [usize; 3],
+    /// Games lost after an error of its own.
+    pub lost_after_error: usize,
+    /// Games lost with every move judged from `min_plies` on and none an error: lost
+    /// before its first judged move.
+    pub lost_all_along: usize,
+    /// Games lost with no error among the judged moves but some moves unjudged.
+    pub lost_unclear: usize,
+}
+
+/// How to judge recorded games.
+#[derive(Clone, Copy, Debug)]
+pub struct Judging {
+    /// Moves played before the first judged one.
+    pub min_plies: usize,
+    /// A position that takes more nodes than this to solve is left unjudged.
+    pub max_nodes: u64,
+    /// Keep the positions where a judged move erred.
+    pub keep_erred: bool,
+}
+
+/// What judging recorded games found.
+#[derive(Clone, Debug, Default)]
+pub struct JudgedGames {
+    /// Each player's tally, in the order the games name them.
+    pub tallies: Vec<(String, Tally)>,
+    /// Positions from `min_plies` on too hard to solve.
+    pub unjudged: usize,
+    /// With [`Judging::keep_erred`]: the positions where a judged move erred.
+    pub erred: Vec<SolvedPosition>,
+}
+
+/// Judges every move of `records` (each with its line) against exact play and tallies
+/// each player's errors and losses; `on_position` hears about each position solved. An
+/// error comes back with the line of its record.
+pub fn judge_games<G: Game>(
+    initial: &G,
+    records: &[(usize, GameRecord)],
+    stages: &[Stage],
+    settings: &Judging,
+    mut on_position: impl FnMut(),
+) -> Result<JudgedGames, (usize, PlayError)> {
+    let mut solver = ExactSolver::new(initial);
+    let mut found = JudgedGames::default();
+    for (line, record) in records {
+        let judged = judge_record(
+            initial,
+            &mut solver,
+            record,
+            settings.min_plies,
+            settings.max_nodes,
+            &mut on_position,
+        )
+        .map_err(|e| (*line, e))?;
+        if settings.keep_erred {
+            let erred =
+                erred_positions(initial, stages, record, &judged).map_err(|e| (*line, e))?;
+            found.erred.extend(erred);
+        }
+        found.unjudged += judged
+            .iter()
+            .filter(|m| m.ply >= settings.min_plies && m.values.is_none())
+            .count();
+        for (index, name) in record.players.iter().enumerate() {
+            let at = match found.tallies.iter().position(|(n, _)| n == name) {
+                Some(at) => at,
+                None => {
+                    found.tallies.push((name.clone(), Tally::default()));
+                    found.tallies.len() - 1
+                }
+            };
+            let own: Vec<&JudgedMove> =
+                judged.iter().filter(|m| m.mover.index() == index).collect();
+            tally_game(
+                &mut found.tallies[at].1,
+                index,
+                record,
+                &own,
+                settings.min_plies,
+            );
+        }
+    }
+    Ok(found)
+}
+
+/// The positions of `record` where a judged move erred, with every move's value.
+fn erred_positions<G: Game>(
+    initial: &G,
+    stages: &[Stage],
+    record: &GameRecord,
+    judged: &[JudgedMove],
+) -> Result<Vec<SolvedPosition>, PlayError> {
+    let positions = record.replay(initial)?;
+    let notation = |ply: usize| positions[ply].format_action(record.actions[ply]);
+    Ok(judged
+        .iter()
+        .filter(|m| m.is_error())
+        .map(|m| {
+            let position = &positions[m.ply];
+            SolvedPosition {
+                stage: stages
+                    .iter()
+                    .find(|s| s.plies.contains(&m.ply))
+                    .or(stages.last())
+                    .map_or(String::new(), |s| s.name.clone()),
+                moves: (0..m.ply).map(notation).collect(),
+                values: m
+                    .values
+                    .iter()
+                    .flatten()
+                    .map(|&(action, value)| (position.format_action(action), value))
+                    .collect(),
+            }
+        })
+        .collect())
+}
+
+/// Adds one game of `record` to the tally of the player in seat `index`, whose judged
+/// moves are `own`.
+fn tally_game(
+    tally: &mut Tally,
+    index: usize,
+    record: &GameRecord,
+    own: &[&JudgedMove],
+    min_plies: usize,
+) {
+    tally.games += 1;
+    let value = if index == 0 {
+        record.value_first
+    } else {
+        -record.value_first
+    };
+    tally.wins += usize::from(value > 0.0);
+    tally.draws += usize::from(value == 0.0);
+    for judged in own {
+        let Some((best, played)) = judged.verdict() else {
+            continue;
+        };
+        tally.judged += 1;
+        match (best, played) {
+            (1, 0) => tally.errors[0] += 1,
+            (1, -1) => tally.errors[1] += 1,
+            (0, -1) => tally.errors[2] += 1,
+            _ => {}
+        }
+    }
+    if value < 0.0 {
+        let late = || own.iter().filter(|m| m.ply >= min_plies);
+        if own.iter().any(|m| m.is_error()) {
+            tally.lost_after_error += 1;
+        } else if late().all(|m| m.values.is_some()) {
+            tally.lost_all_along += 1;
+        } else {
+            tally.lost_unclear += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use zerosum_games::tic_tac_toe::TicTacToe;

@@ -773,7 +773,6 @@ static GAMES: LazyLock<Mutex<HashMap<String, Arc<Rules>>>> =
 /// Makes `rules` the game named `rules.name` in the game table (registering the name the
 /// first time), so that every part of zerosum that looks a game up by name finds it.
 pub fn register(rules: Rules) -> PyResult<Arc<Rules>> {
-    let default_config = rules.default_config();
     let rules = Arc::new(rules);
     let name = rules.name.clone();
     let mut games = GAMES.lock().unwrap_or_else(|e| e.into_inner());
@@ -788,8 +787,6 @@ pub fn register(rules: Rules) -> PyResult<Arc<Rules>> {
                 let rules = GAMES.lock().unwrap_or_else(|e| e.into_inner())[&lookup].clone();
                 Ok(AnyGame::Dynamic(DynGame::new(rules.initial())))
             }),
-            default_config: default_config.into(),
-            variant_configs: Vec::new(),
         })
         .map_err(|e| game_error(e.to_string()))?;
     }

@@ -48,9 +48,7 @@ impl Playable {
     fn default_config(&self) -> PyResult<String> {
         match &self.foreign {
             Some(rules) => Ok(rules.default_config()),
-            None => zerosum_games::registry::default_config(&self.game.name())
-                .map(|text| text.into_owned())
-                .map_err(game_error),
+            None => zerosum_config::default_config(&self.game.name()).map_err(game_error),
         }
     }
 }

@@ -74,28 +74,7 @@ pub fn page(title: &str, history: &RunHistory, charts: &[Chart], svgs: &[String]
          <title>{t}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{t}</h1>\n",
         t = escape(title)
     );
-    let mut facts = Vec::new();
-    if let Some(game) = &history.game {
-        facts.push(format!("game {}", escape(game)));
-    }
-    if let Some(generation) = history.last_generation() {
-        facts.push(format!("generation {generation}"));
-    }
-    if let Some(learn) = history.learn.last() {
-        facts.push(format!("{} optimizer steps", learn.report.total_steps));
-    }
-    let games: usize = history.self_play.iter().map(|p| p.report.games).sum();
-    if games > 0 {
-        facts.push(format!("{games} self-play games"));
-    }
-    if let Some(g) = history.generations.last() {
-        if g.report.train_seconds.is_finite() {
-            facts.push(format!("{} of training", duration(g.report.train_seconds)));
-        }
-    }
-    if facts.is_empty() {
-        facts.push("no events yet".to_string());
-    }
+    let facts = facts(history);
     let _ = writeln!(html, "<p class=\"facts\">{}</p>", facts.join(" · "));
     if !history.skipped.is_empty() {
         let lines: Vec<String> = history.skipped.iter().map(|l| l.to_string()).collect();
@@ -131,6 +110,33 @@ pub fn page(title: &str, history: &RunHistory, charts: &[Chart], svgs: &[String]
         files = escape(&files.join(", ")),
     );
     html
+}
+
+/// The run's headline facts: its game, generation, steps, games and training time.
+fn facts(history: &RunHistory) -> Vec<String> {
+    let mut facts = Vec::new();
+    if let Some(game) = &history.game {
+        facts.push(format!("game {}", escape(game)));
+    }
+    if let Some(generation) = history.last_generation() {
+        facts.push(format!("generation {generation}"));
+    }
+    if let Some(learn) = history.learn.last() {
+        facts.push(format!("{} optimizer steps", learn.report.total_steps));
+    }
+    let games: usize = history.self_play.iter().map(|p| p.report.games).sum();
+    if games > 0 {
+        facts.push(format!("{games} self-play games"));
+    }
+    if let Some(g) = history.generations.last() {
+        if g.report.train_seconds.is_finite() {
+            facts.push(format!("{} of training", duration(g.report.train_seconds)));
+        }
+    }
+    if facts.is_empty() {
+        facts.push("no events yet".to_string());
+    }
+    facts
 }
 
 fn ladder_table(html: &mut String, history: &RunHistory) {

@@ -5,6 +5,7 @@
 
 use std::sync::Once;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -191,20 +192,55 @@ fn legend_entries(chart: &Chart) -> Vec<(&str, Mark)> {
 /// Height of one row of the legend, in pixels.
 const LEGEND_ROW: i32 = 20;
 
+/// The plot's drawing context: both axes plain numbers.
+type Plot<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// What drawing on a backend can fail with.
+type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// The legend laid out in centred rows: per row, (entry, x within the row), and the row's
+/// width.
+type LegendRows = Vec<(Vec<(usize, i32)>, i32)>;
+
 /// Draws the chart, with its legend in rows under the plot where it hides no data.
-fn draw<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    chart: &Chart,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> DrawResult<DB> {
     root.fill(&WHITE)?;
     let label_style: TextStyle = (FAMILY, 13).into();
     let (width, height) = root.dim_in_pixel();
-    // Lay the legend out in centred rows: (entry, x within the row) per row, and each
-    // row's width.
     let entries = legend_entries(chart);
-    let mut rows: Vec<(Vec<(usize, i32)>, i32)> = Vec::new();
+    let rows = legend_rows(root, &entries, &label_style, width)?;
+    let legend_height = if rows.is_empty() {
+        0
+    } else {
+        rows.len() as i32 * LEGEND_ROW + 6
+    };
+    let (plot, legend) = root.split_vertically(height as i32 - legend_height);
+    let (x_range, y_range) = ranges(chart);
+    let mut ctx = ChartBuilder::on(&plot)
+        .caption(&chart.title, (FAMILY, 22))
+        .margin(14)
+        .x_label_area_size(52)
+        .y_label_area_size(76)
+        .build_cartesian_2d(x_range, y_range)?;
+    draw_mesh(&mut ctx, chart)?;
+    draw_bands(&mut ctx, chart)?;
+    draw_series(&mut ctx, chart)?;
+    draw_levels(&mut ctx, chart)?;
+    let label_style = label_style.pos(Pos::new(HPos::Left, VPos::Center));
+    draw_legend(&legend, &entries, &rows, &label_style, width)?;
+    root.present()
+}
+
+/// Lays the legend's entries out in centred rows that fit the plot's width.
+fn legend_rows<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    entries: &[(&str, Mark)],
+    label_style: &TextStyle,
+    width: u32,
+) -> Result<LegendRows, DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut rows: LegendRows = Vec::new();
     for (index, (label, _)) in entries.iter().enumerate() {
-        let (text_width, _) = root.estimate_text_size(label, &label_style)?;
+        let (text_width, _) = root.estimate_text_size(label, label_style)?;
         let item = 26 + text_width as i32;
         match rows.last_mut() {
             Some((row, used)) if *used + 22 + item <= width as i32 - 40 => {
@@ -214,22 +250,13 @@ fn draw<DB: DrawingBackend>(
             _ => rows.push((vec![(index, 0)], item)),
         }
     }
-    let legend_height = if rows.is_empty() {
-        0
-    } else {
-        rows.len() as i32 * LEGEND_ROW + 6
-    };
-    let (plot, legend) = root.split_vertically(height as i32 - legend_height);
+    Ok(rows)
+}
 
-    let (x_range, y_range) = ranges(chart);
-    let (x0, x1) = (x_range.start, x_range.end);
-    let (y0, y1) = (y_range.start, y_range.end);
-    let mut ctx = ChartBuilder::on(&plot)
-        .caption(&chart.title, (FAMILY, 22))
-        .margin(14)
-        .x_label_area_size(52)
-        .y_label_area_size(76)
-        .build_cartesian_2d(x_range, y_range)?;
+/// The axes, their labels and the grid; "no data yet" on an empty chart.
+fn draw_mesh<DB: DrawingBackend>(ctx: &mut Plot<'_, DB>, chart: &Chart) -> DrawResult<DB> {
+    let (x0, x1) = (ctx.x_range().start, ctx.x_range().end);
+    let (y0, y1) = (ctx.y_range().start, ctx.y_range().end);
     let integer = chart.x_integer;
     let x_format = move |x: &f64| {
         if integer {
@@ -253,7 +280,18 @@ fn draw<DB: DrawingBackend>(
         .bold_line_style(RGBColor(215, 215, 215))
         .light_line_style(RGBColor(244, 244, 244))
         .draw()?;
+    if chart.is_empty() {
+        ctx.draw_series(std::iter::once(Text::new(
+            "no data yet",
+            (x0 + (x1 - x0) * 0.42, y0 + (y1 - y0) * 0.5),
+            (FAMILY, 20).into_font().color(&RGBColor(120, 120, 120)),
+        )))?;
+    }
+    Ok(())
+}
 
+/// The shaded ranges (a band per series of `[low, high]` points).
+fn draw_bands<DB: DrawingBackend>(ctx: &mut Plot<'_, DB>, chart: &Chart) -> DrawResult<DB> {
     for (index, band) in chart.bands.iter().enumerate() {
         if band.points.is_empty() {
             continue;
@@ -276,7 +314,11 @@ fn draw<DB: DrawingBackend>(
             color.mix(0.18).filled(),
         )))?;
     }
+    Ok(())
+}
 
+/// The lines, their points where there are few, and their error bars.
+fn draw_series<DB: DrawingBackend>(ctx: &mut Plot<'_, DB>, chart: &Chart) -> DrawResult<DB> {
     // Series with intervals at the same whole-number x are spread apart a little, so
     // that their error bars do not hide each other.
     let with_bars = chart
@@ -288,7 +330,7 @@ fn draw<DB: DrawingBackend>(
     for (index, series) in chart.series.iter().enumerate() {
         let color = COLORS[index % COLORS.len()];
         let style = color.stroke_width(2);
-        let shift = if integer && with_bars > 1 && !series.intervals.is_empty() {
+        let shift = if chart.x_integer && with_bars > 1 && !series.intervals.is_empty() {
             bar_index += 1;
             (bar_index as f64 - 1.0 - (with_bars as f64 - 1.0) / 2.0) * 0.06
         } else {
@@ -304,25 +346,42 @@ fn draw<DB: DrawingBackend>(
             ctx.draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
         }
         if series.intervals.len() == points.len() {
-            let bars = points.iter().zip(&series.intervals).filter_map(|(p, i)| {
-                let (low, high) = (i.0.max(y0), i.1.min(y1));
-                (low.is_finite() && high.is_finite() && low < high).then_some((p.0, low, high))
-            });
-            for (x, low, high) in bars {
-                ctx.draw_series([PathElement::new(
-                    vec![(x, low), (x, high)],
-                    color.stroke_width(1),
-                )])?;
-                for end in [low, high] {
-                    ctx.draw_series(std::iter::once(
-                        EmptyElement::at((x, end))
-                            + PathElement::new(vec![(-4, 0), (4, 0)], color.stroke_width(1)),
-                    ))?;
-                }
-            }
+            draw_error_bars(ctx, &points, &series.intervals, color)?;
         }
     }
+    Ok(())
+}
 
+/// A vertical bar with end ticks at each point's interval, cut to the plot.
+fn draw_error_bars<DB: DrawingBackend>(
+    ctx: &mut Plot<'_, DB>,
+    points: &[(f64, f64)],
+    intervals: &[(f64, f64)],
+    color: RGBColor,
+) -> DrawResult<DB> {
+    let (y0, y1) = (ctx.y_range().start, ctx.y_range().end);
+    let bars = points.iter().zip(intervals).filter_map(|(p, i)| {
+        let (low, high) = (i.0.max(y0), i.1.min(y1));
+        (low.is_finite() && high.is_finite() && low < high).then_some((p.0, low, high))
+    });
+    for (x, low, high) in bars {
+        ctx.draw_series([PathElement::new(
+            vec![(x, low), (x, high)],
+            color.stroke_width(1),
+        )])?;
+        for end in [low, high] {
+            ctx.draw_series(std::iter::once(
+                EmptyElement::at((x, end))
+                    + PathElement::new(vec![(-4, 0), (4, 0)], color.stroke_width(1)),
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+/// The dashed horizontal reference levels.
+fn draw_levels<DB: DrawingBackend>(ctx: &mut Plot<'_, DB>, chart: &Chart) -> DrawResult<DB> {
+    let (x0, x1) = (ctx.x_range().start, ctx.x_range().end);
     for (index, level) in chart.levels.iter().enumerate() {
         let style = level_color(chart, index).stroke_width(1);
         ctx.draw_series(DashedLineSeries::new(
@@ -332,22 +391,23 @@ fn draw<DB: DrawingBackend>(
             style,
         ))?;
     }
+    Ok(())
+}
 
-    if chart.is_empty() {
-        ctx.draw_series(std::iter::once(Text::new(
-            "no data yet",
-            (x0 + (x1 - x0) * 0.42, y0 + (y1 - y0) * 0.5),
-            (FAMILY, 20).into_font().color(&RGBColor(120, 120, 120)),
-        )))?;
-    }
-
-    let label_style = label_style.pos(Pos::new(HPos::Left, VPos::Center));
+/// The legend's rows, each centred, a mark and a label per entry.
+fn draw_legend<DB: DrawingBackend>(
+    legend: &DrawingArea<DB, Shift>,
+    entries: &[(&str, Mark)],
+    rows: &LegendRows,
+    label_style: &TextStyle,
+    width: u32,
+) -> DrawResult<DB> {
     for (row_index, (row, row_width)) in rows.iter().enumerate() {
         let left = (width as i32 - row_width) / 2;
         let y = row_index as i32 * LEGEND_ROW + LEGEND_ROW / 2;
         for &(entry, x) in row {
             let (label, mark) = entries[entry];
-            let (x, y) = (left + x, y);
+            let x = left + x;
             match mark {
                 Mark::Line(color) => {
                     legend.draw(&PathElement::new(
@@ -365,7 +425,7 @@ fn draw<DB: DrawingBackend>(
             legend.draw(&Text::new(label, (x + 26, y), label_style.clone()))?;
         }
     }
-    root.present()
+    Ok(())
 }
 
 #[cfg(test)]

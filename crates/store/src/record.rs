@@ -130,17 +130,9 @@ impl GameRecord {
         for (ply, &action) in self.actions.iter().enumerate() {
             let at = || format!("move {}", ply + 1);
             if let Some(Some(stats)) = self.stats.get(ply) {
-                if !(stats.value.is_finite() && stats.value.abs() <= 1.0) {
-                    return Err(format!("{}: value {} is not in [-1, 1]", at(), stats.value));
-                }
-                if !(stats.surprise.is_finite() && stats.surprise >= 0.0) {
-                    return Err(format!("{}: surprise {}", at(), stats.surprise));
-                }
-                for &(target, share) in &stats.policy {
-                    if !position.is_legal(target) || !share.is_finite() || share < 0.0 {
-                        return Err(format!("{}: policy entry [{target}, {share}]", at()));
-                    }
-                }
+                stats
+                    .check(&position)
+                    .map_err(|e| format!("{}: {e}", at()))?;
             }
             if position.is_legal(action) && position.format_action(action) != self.moves[ply] {
                 return Err(format!(
@@ -183,6 +175,26 @@ impl GameRecord {
             position.try_apply(action)?;
         }
         Ok(positions)
+    }
+}
+
+impl MoveStats {
+    /// Checks the statistics of a move searched in `position`: a value in [-1, 1], a
+    /// finite non-negative surprise, and a policy over legal moves with finite,
+    /// non-negative shares.
+    fn check<G: Game>(&self, position: &G) -> Result<(), String> {
+        if !(self.value.is_finite() && self.value.abs() <= 1.0) {
+            return Err(format!("value {} is not in [-1, 1]", self.value));
+        }
+        if !(self.surprise.is_finite() && self.surprise >= 0.0) {
+            return Err(format!("surprise {}", self.surprise));
+        }
+        for &(target, share) in &self.policy {
+            if !position.is_legal(target) || !share.is_finite() || share < 0.0 {
+                return Err(format!("policy entry [{target}, {share}]"));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -79,6 +79,13 @@ pub struct CompareRow {
     pub against_first: Option<MatchReport>,
 }
 
+/// A contender ready to train: its name, its config for the budget, and its run's folder.
+struct Prepared {
+    name: String,
+    config: ResolvedConfig,
+    dir: PathBuf,
+}
+
 /// Trains every contender, then measures them. Rows come back in the contenders' order.
 pub fn compare<G: Game>(
     initial: &G,
@@ -86,7 +93,58 @@ pub fn compare<G: Game>(
     settings: &CompareSettings,
     mut log: impl FnMut(&str),
 ) -> Result<Vec<CompareRow>, TrainError> {
-    let prepared: Vec<(String, ResolvedConfig, PathBuf)> = contenders
+    let prepared = prepare(contenders, settings)?;
+    if !settings.reuse {
+        train_all(initial, &prepared, settings, &mut log)?;
+    }
+    let device = parse_device("cpu")?;
+    zerosum_nn::init_torch(settings.seed, 0);
+    let mut rng = SmallRng::seed_from_u64(settings.seed ^ 0xC0FFEE);
+    let agent = |entry: &Prepared| -> Result<MctsAgent<G>, TrainError> {
+        let location = entry.dir.to_string_lossy();
+        let model = zerosum_store::checkpoints::load_location(&location, initial, device)?;
+        Ok(MctsAgent::with_network(
+            entry.name.clone(),
+            model,
+            initial,
+            entry.config.search.clone(),
+            settings.sims,
+        ))
+    };
+    let mut rows = Vec::new();
+    for entry in &prepared {
+        let location = entry.dir.to_string_lossy();
+        let meta = zerosum_store::checkpoints::meta_at(&location)?;
+        let games = count_games(&RunStore::open(&location)?, meta.generation)?;
+        let mut me = agent(entry)?;
+        let search = &prepared[0].config.search;
+        let references = against_references(
+            initial, &mut me, search, settings, device, &mut rng, &mut log,
+        )?;
+        rows.push(CompareRow {
+            name: entry.name.clone(),
+            generations: meta.generation,
+            steps: meta.step,
+            games,
+            references,
+            round_robin_score: 0.0,
+            round_robin_games: 0,
+            against_first: None,
+        });
+    }
+    round_robin(
+        initial, &prepared, &agent, settings, &mut rows, &mut rng, &mut log,
+    )?;
+    Ok(rows)
+}
+
+/// Each contender's config for the budget and seed, its run's folder, and the check that
+/// the folder holds its run (`reuse`) or none yet.
+fn prepare(
+    contenders: &[Contender],
+    settings: &CompareSettings,
+) -> Result<Vec<Prepared>, TrainError> {
+    let prepared: Vec<Prepared> = contenders
         .iter()
         .map(|c| {
             let mut config = c.config.clone();
@@ -98,38 +156,45 @@ pub fn compare<G: Game>(
             if settings.jobs > 1 {
                 config.torch_threads = (2 / settings.jobs).max(1);
             }
-            Ok((
-                c.name.clone(),
-                config.resolve()?,
-                settings.out.join(&c.name),
-            ))
+            Ok(Prepared {
+                name: c.name.clone(),
+                config: config.resolve()?,
+                dir: settings.out.join(&c.name),
+            })
         })
         .collect::<Result<_, TrainError>>()?;
-    for (name, _, dir) in &prepared {
+    for entry in &prepared {
         if settings.reuse {
-            zerosum_store::checkpoints::locate(&dir.to_string_lossy())?;
-        } else if dir.join("config.toml").exists() {
+            zerosum_store::checkpoints::locate(&entry.dir.to_string_lossy())?;
+        } else if entry.dir.join("config.toml").exists() {
             return Err(TrainError::RunDir {
-                path: dir.clone(),
-                reason: format!("already holds a run; {name} would not start from zero"),
+                path: entry.dir.clone(),
+                reason: format!(
+                    "already holds a run; {} would not start from zero",
+                    entry.name
+                ),
             });
         }
     }
-    let train_one =
-        |(name, config, dir): &(String, ResolvedConfig, PathBuf)| -> Result<String, TrainError> {
-            let store = RunStore::create(&dir.to_string_lossy())?;
-            let summary = train(initial, config, &store, &mut Silent)?;
-            Ok(format!(
-                "{name}: {} generations, {} steps in {:.0}s",
-                summary.generation, summary.steps, summary.seconds
-            ))
-        };
-    let to_train = if settings.reuse {
-        &prepared[..0]
-    } else {
-        &prepared[..]
+    Ok(prepared)
+}
+
+/// Trains the contenders, `settings.jobs` at a time, logging a line for each.
+fn train_all<G: Game>(
+    initial: &G,
+    prepared: &[Prepared],
+    settings: &CompareSettings,
+    log: &mut impl FnMut(&str),
+) -> Result<(), TrainError> {
+    let train_one = |entry: &Prepared| -> Result<String, TrainError> {
+        let store = RunStore::create(&entry.dir.to_string_lossy())?;
+        let summary = train(initial, &entry.config, &store, &mut Silent)?;
+        Ok(format!(
+            "{}: {} generations, {} steps in {:.0}s",
+            entry.name, summary.generation, summary.steps, summary.seconds
+        ))
     };
-    for chunk in to_train.chunks(settings.jobs.max(1)) {
+    for chunk in prepared.chunks(settings.jobs.max(1)) {
         let results: Vec<Result<String, TrainError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = chunk
                 .iter()
@@ -144,62 +209,56 @@ pub fn compare<G: Game>(
             log(&result?);
         }
     }
+    Ok(())
+}
 
-    let device = parse_device("cpu")?;
-    zerosum_nn::init_torch(settings.seed, 0);
-    let mut rng = SmallRng::seed_from_u64(settings.seed ^ 0xC0FFEE);
-    let agent =
-        |(name, config, dir): &(String, ResolvedConfig, PathBuf)| -> Result<MctsAgent<G>, TrainError> {
-            let model = zerosum_store::checkpoints::load_location(&dir.to_string_lossy(), initial, device)?;
-            Ok(MctsAgent::with_network(
-                name.clone(),
-                model,
-                initial,
-                config.search.clone(),
-                settings.sims,
-            ))
-        };
-    let mut rows = Vec::new();
-    for entry in &prepared {
-        let (name, _, dir) = entry;
-        let meta = zerosum_store::checkpoints::meta_at(&dir.to_string_lossy())?;
-        let games = count_games(&RunStore::open(&dir.to_string_lossy())?, meta.generation)?;
-        let mut me = agent(entry)?;
-        let mut references = Vec::new();
-        for spec in &settings.references {
-            let spec: PlayerSpec = spec.parse()?;
-            let search = &prepared[0].1.search;
-            let mut reference: Box<dyn Agent<G>> = build_agent(
-                &spec,
-                initial,
-                search,
-                settings.sims,
-                device,
-                settings.seed ^ 77,
-            )?;
-            let report = play_match_with_openings(
-                initial,
-                &mut me,
-                reference.as_mut(),
-                settings.reference_games,
-                settings.opening_plies,
-                &mut rng,
-                |_, _| {},
-            )?;
-            log(&report.to_string());
-            references.push(report);
-        }
-        rows.push(CompareRow {
-            name: name.clone(),
-            generations: meta.generation,
-            steps: meta.step,
-            games,
-            references,
-            round_robin_score: 0.0,
-            round_robin_games: 0,
-            against_first: None,
-        });
+/// `me`'s matches against each of the settings' references.
+fn against_references<G: Game>(
+    initial: &G,
+    me: &mut MctsAgent<G>,
+    search: &zerosum_search::SearchConfig,
+    settings: &CompareSettings,
+    device: zerosum_nn::Device,
+    rng: &mut SmallRng,
+    log: &mut impl FnMut(&str),
+) -> Result<Vec<MatchReport>, TrainError> {
+    let mut references = Vec::new();
+    for spec in &settings.references {
+        let spec: PlayerSpec = spec.parse()?;
+        let mut reference: Box<dyn Agent<G>> = build_agent(
+            &spec,
+            initial,
+            search,
+            settings.sims,
+            device,
+            settings.seed ^ 77,
+        )?;
+        let report = play_match_with_openings(
+            initial,
+            me,
+            reference.as_mut(),
+            settings.reference_games,
+            settings.opening_plies,
+            rng,
+            |_, _| {},
+        )?;
+        log(&report.to_string());
+        references.push(report);
     }
+    Ok(references)
+}
+
+/// The contenders against each other (or only against the first), filling each row's
+/// round-robin score and match against the first.
+fn round_robin<G: Game>(
+    initial: &G,
+    prepared: &[Prepared],
+    agent: &dyn Fn(&Prepared) -> Result<MctsAgent<G>, TrainError>,
+    settings: &CompareSettings,
+    rows: &mut [CompareRow],
+    rng: &mut SmallRng,
+    log: &mut impl FnMut(&str),
+) -> Result<(), TrainError> {
     let mut points = vec![0.0f64; prepared.len()];
     let mut played = vec![0u32; prepared.len()];
     let firsts = if settings.against_first {
@@ -217,7 +276,7 @@ pub fn compare<G: Game>(
                 &mut b,
                 settings.pair_games,
                 settings.opening_plies,
-                &mut rng,
+                rng,
                 |_, _| {},
             )?;
             log(&report.to_string());
@@ -235,7 +294,7 @@ pub fn compare<G: Game>(
         row.round_robin_score = if *n > 0 { p / *n as f64 } else { 0.5 };
         row.round_robin_games = *n;
     }
-    Ok(rows)
+    Ok(())
 }
 
 fn count_games(store: &RunStore, generations: u64) -> Result<usize, TrainError> {

@@ -84,71 +84,46 @@ pub fn distill<G: Game>(
             location: run.location().to_string(),
             reason: "the run has no trained generation to distill".into(),
         })?;
-    let device = Device::Cpu;
     // Both networks start from the same weights: only their data differs.
-    let fresh = || -> Result<zerosum_nn::Learner, TrainError> {
+    let fresh = || -> Result<zerosum_nn::TrainState, TrainError> {
         zerosum_nn::init_torch(config.seed, config.torch_threads);
-        let model = Model::for_game(initial, &config.model, device)?;
-        Ok(zerosum_nn::Learner::new(model, &config.learner, 0)?)
+        let model = Model::for_game(initial, &config.model, Device::Cpu)?;
+        Ok(zerosum_nn::TrainState::new(model, &config.learner, 0)?)
     };
     let mut rng = SmallRng::seed_from_u64(derive_seed(config.seed, stream::DISTILL, 0));
-
-    let mut curriculum = Trainer::new(initial, config, fresh()?);
-    let mut last_report = None;
-    progress.phase_started(last, Phase::Learn, last);
-    for generation in 1..=last {
-        let records = generation_records(run, generation)?;
-        let report = curriculum.learn(generation, &records, &mut rng, &mut Silent);
-        finite(&report.final_losses, "curriculum", generation)?;
-        last_report = Some(report);
-        progress.phase_advanced(1);
-    }
-    let (curriculum, curriculum_model) = finish(
-        curriculum,
-        last,
-        &settings.out,
-        "curriculum",
-        last_report.map(|r| r.final_losses),
-    )?;
+    let curriculum = Trainer::new(initial, config, fresh()?);
+    let (curriculum, curriculum_model) =
+        train_curriculum(curriculum, run, last, &settings.out, &mut rng, progress)?;
     log(&format!(
         "curriculum: generations 1 to {last}, {}",
         curriculum.summary()
     ));
-
-    let mut window = Trainer::new(initial, config, fresh()?);
-    window.fill_window(run, last)?;
-    let report = window.train(last, curriculum.steps, 0, &mut rng, progress);
-    finite(&report.final_losses, "window", last)?;
-    let (window, window_model) = finish(
-        window,
-        last,
-        &settings.out,
-        "window",
-        Some(report.final_losses),
-    )?;
+    let window = Trainer::new(initial, config, fresh()?);
+    let steps = curriculum.steps;
+    let (window, window_model) =
+        train_window(window, run, last, steps, &settings.out, &mut rng, progress)?;
     log(&format!(
         "window: generation {last}'s window only, {}",
         window.summary()
     ));
-
-    let agent = |name: &str, model: Model| {
-        MctsAgent::with_network(
-            name.to_string(),
-            model,
-            initial,
-            config.search.clone(),
-            settings.sims,
-        )
-    };
-    let mut matches = Vec::new();
     let opponents = [
         (
             format!("run {}", names::generation_name(last)),
-            checkpoints::load(run, last, initial, device)?,
+            checkpoints::load(run, last, initial, Device::Cpu)?,
         ),
         ("window".to_string(), window_model),
     ];
+    let mut matches = Vec::new();
     for (name, model) in opponents {
+        let agent = |name: &str, model: Model| {
+            MctsAgent::with_network(
+                name.to_string(),
+                model,
+                initial,
+                config.search.clone(),
+                settings.sims,
+            )
+        };
         let mut me = agent("curriculum", curriculum_model.try_clone()?);
         let mut opponent = agent(&name, model);
         progress.phase_started(last, Phase::Evaluate, settings.games as u64);
@@ -173,6 +148,46 @@ pub fn distill<G: Game>(
         against_run,
         against_window,
     })
+}
+
+/// Trains `trainer` through the run's generations 1 to `last`, oldest first, and writes it
+/// as `DIR/curriculum`.
+fn train_curriculum<G: Game>(
+    mut trainer: Trainer<'_, G>,
+    run: &RunStore,
+    last: u64,
+    dir: &Path,
+    rng: &mut SmallRng,
+    progress: &mut dyn Handler,
+) -> Result<(Trained, Model), TrainError> {
+    let mut last_report = None;
+    progress.phase_started(last, Phase::Learn, last);
+    for generation in 1..=last {
+        let records = generation_records(run, generation)?;
+        let report = trainer.learn(generation, &records, rng, &mut Silent);
+        finite(&report.final_losses, "curriculum", generation)?;
+        last_report = Some(report);
+        progress.phase_advanced(1);
+    }
+    let losses = last_report.map(|r| r.final_losses);
+    finish(trainer, last, dir, "curriculum", losses)
+}
+
+/// Trains `trainer` for `steps` on generation `last`'s replay window alone, and writes it
+/// as `DIR/window`.
+fn train_window<G: Game>(
+    mut trainer: Trainer<'_, G>,
+    run: &RunStore,
+    last: u64,
+    steps: u64,
+    dir: &Path,
+    rng: &mut SmallRng,
+    progress: &mut dyn Handler,
+) -> Result<(Trained, Model), TrainError> {
+    trainer.fill_window(run, last)?;
+    let report = trainer.train(last, steps, 0, rng, progress);
+    finite(&report.final_losses, "window", last)?;
+    finish(trainer, last, dir, "window", Some(report.final_losses))
 }
 
 impl Trained {

@@ -22,7 +22,7 @@ use crate::history::RunHistory;
 use crate::reports::{LadderEntry, LadderPlayer, LadderRating, LadderReport};
 use crate::sink::{Handler, Moment, Phase, Report};
 use zerosum_config::RunConfig;
-use zerosum_players::arena::{match_torch_threads, play_match_with_openings};
+use zerosum_players::arena::{match_torch_threads, play_match_with_openings, MatchReport};
 use zerosum_players::players::{build_agent, PlayerSpec};
 use zerosum_players::ratings::{fit_ratings, PairResult};
 use zerosum_players::PlayError;
@@ -175,6 +175,39 @@ pub fn run_ladder<G: Game>(
         Phase::Ladder,
         (pairs.len() * options.games) as u64,
     );
+    let matches = play_pairs(initial, config, &players, &pairs, options, device, progress)?;
+    let ladder = RunHistory::read(store)?.next_ladder();
+    let entries = rate(players, &pairs, &matches)?;
+    let report = LadderReport {
+        ladder,
+        entries,
+        matches,
+    };
+    let at = Moment {
+        generation: newest.unwrap_or(0),
+        step: 0,
+    };
+    progress.reported(at, Report::Ladder(&report))?;
+    for (index, entry) in report.entries.iter().enumerate() {
+        zerosum_store::events::record_named(
+            store,
+            &format!("ladder-{:04}-{index:03}", report.ladder),
+            &ladder_line(store, &report, entry, options),
+        )?;
+    }
+    Ok(report)
+}
+
+/// Plays each scheduled pair's match, each seeded from the ladder's seed and its index.
+fn play_pairs<G: Game>(
+    initial: &G,
+    config: &RunConfig,
+    players: &[LadderPlayer],
+    pairs: &[(usize, usize)],
+    options: &LadderOptions,
+    device: zerosum_nn::Device,
+    progress: &mut dyn Handler,
+) -> Result<Vec<MatchReport>, TrainError> {
     let mut matches = Vec::with_capacity(pairs.len());
     for (index, &(a, b)) in pairs.iter().enumerate() {
         let build = |player: usize, side: u64| {
@@ -202,10 +235,19 @@ pub fn run_ladder<G: Game>(
         report.opponent = players[b].name.clone();
         matches.push(report);
     }
+    Ok(matches)
+}
+
+/// Every player's fitted rating (`random` = 0) and the games it played.
+fn rate(
+    players: Vec<LadderPlayer>,
+    pairs: &[(usize, usize)],
+    matches: &[MatchReport],
+) -> Result<Vec<LadderEntry>, TrainError> {
     let names: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
     let results: Vec<PairResult> = pairs
         .iter()
-        .zip(&matches)
+        .zip(matches)
         .map(|(&(a, b), m)| PairResult {
             a,
             b,
@@ -214,12 +256,11 @@ pub fn run_ladder<G: Game>(
         })
         .collect();
     let ratings = fit_ratings(&names, &results, 0)?;
-    let ladder = RunHistory::read(store)?.next_ladder();
     let mut entries = Vec::with_capacity(players.len());
     for (index, (player, rating)) in players.into_iter().zip(ratings).enumerate() {
         let games = pairs
             .iter()
-            .zip(&matches)
+            .zip(matches)
             .filter(|((a, b), _)| *a == index || *b == index)
             .map(|(_, m)| m.games())
             .sum();
@@ -229,24 +270,7 @@ pub fn run_ladder<G: Game>(
             games,
         });
     }
-    let report = LadderReport {
-        ladder,
-        entries,
-        matches,
-    };
-    let at = Moment {
-        generation: newest.unwrap_or(0),
-        step: 0,
-    };
-    progress.reported(at, Report::Ladder(&report))?;
-    for (index, entry) in report.entries.iter().enumerate() {
-        zerosum_store::events::record_named(
-            store,
-            &format!("ladder-{:04}-{index:03}", report.ladder),
-            &ladder_line(store, &report, entry, options),
-        )?;
-    }
-    Ok(report)
+    Ok(entries)
 }
 
 /// The `ladder` event of one player.

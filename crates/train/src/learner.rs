@@ -107,14 +107,14 @@ const PREFETCH_BATCHES: usize = 4;
 pub struct Trainer<'a, G: Game> {
     initial: &'a G,
     config: &'a RunConfig,
-    optimizer: zerosum_nn::Learner,
+    training: zerosum_nn::TrainState,
     buffer: ReplayBuffer,
     symmetries: Vec<zerosum_games::Symmetry>,
 }
 
 impl<'a, G: Game> Trainer<'a, G> {
     /// A trainer of `optimizer`'s network with `config`'s window, empty.
-    pub fn new(initial: &'a G, config: &'a RunConfig, optimizer: zerosum_nn::Learner) -> Self {
+    pub fn new(initial: &'a G, config: &'a RunConfig, training: zerosum_nn::TrainState) -> Self {
         let symmetries = if config.replay.symmetries {
             initial.symmetries()
         } else {
@@ -123,7 +123,7 @@ impl<'a, G: Game> Trainer<'a, G> {
         Trainer {
             initial,
             config,
-            optimizer,
+            training,
             buffer: ReplayBuffer::new(&config.replay),
             symmetries,
         }
@@ -131,17 +131,17 @@ impl<'a, G: Game> Trainer<'a, G> {
 
     /// The network being trained.
     pub fn model(&self) -> &Model {
-        self.optimizer.model()
+        self.training.model()
     }
 
     /// The network, to record its progress before it is saved.
     pub fn model_mut(&mut self) -> &mut Model {
-        self.optimizer.model_mut()
+        self.training.model_mut()
     }
 
     /// Gradient steps taken in all.
     pub fn step(&self) -> u64 {
-        self.optimizer.step()
+        self.training.step()
     }
 
     /// The training samples of a generation's games, weighted as the config says.
@@ -212,14 +212,14 @@ impl<'a, G: Game> Trainer<'a, G> {
         let tail = (all.len() / 10).max(1).min(all.len());
         LearnerReport {
             steps,
-            total_steps: self.optimizer.step(),
+            total_steps: self.training.step(),
             window_positions: self.buffer.len(),
             new_positions,
             samples_per_new_position: (steps as usize * batch_size) as f64
                 / new_positions.max(1) as f64,
             losses: mean_losses(&all),
             final_losses: mean_losses(&all[all.len() - tail..]),
-            learning_rate: self.config.learner.learning_rate_at(self.optimizer.step()),
+            learning_rate: self.config.learner.learning_rate_at(self.training.step()),
             seconds: start.elapsed().as_secs_f64(),
         }
     }
@@ -235,15 +235,15 @@ impl<'a, G: Game> Trainer<'a, G> {
     ) -> Vec<zerosum_nn::Losses> {
         let batch_size = self.config.learner.batch_size;
         let num_actions = self.initial.num_actions();
-        let device = self.optimizer.model().device();
-        let (buffer, symmetries, optimizer) = (&self.buffer, &self.symmetries, &mut self.optimizer);
+        let device = self.training.model().device();
+        let (buffer, symmetries, training) = (&self.buffer, &self.symmetries, &mut self.training);
         let mut load = |chunk: &[usize]| {
             DeviceBatch::upload(&buffer.batch(chunk, num_actions, symmetries, rng), device)
         };
         let mut pending = Vec::with_capacity(indices.len().div_ceil(batch_size));
         if !device.is_cuda() {
             for chunk in indices.chunks(batch_size) {
-                pending.push(optimizer.step_on(&load(chunk)));
+                pending.push(training.step_on(&load(chunk)));
                 progress.phase_advanced(1);
             }
             return PendingLosses::read_all(pending);
@@ -258,7 +258,7 @@ impl<'a, G: Game> Trainer<'a, G> {
                 }
             });
             for batch in batches {
-                pending.push(optimizer.step_on(&batch));
+                pending.push(training.step_on(&batch));
                 progress.phase_advanced(1);
             }
         });
@@ -345,12 +345,12 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         }
         RunIdentity::claim(store, initial.name())?;
         store.replace(names::CONFIG, config.to_toml().as_bytes())?;
-        let optimizer = resume_optimizer(initial, config, store, device, init)?;
+        let training = resume_training(initial, config, store, device, init)?;
         let mut role = LearnerRole {
             initial,
             config,
             store,
-            trainer: Trainer::new(initial, config, optimizer),
+            trainer: Trainer::new(initial, config, training),
             gate: None,
         };
         let generation = role.generation();
@@ -484,14 +484,14 @@ impl<'a, G: Game> LearnerRole<'a, G> {
     /// Writes the network as checkpoint `generation`, with the optimizer's state: the
     /// resume point.
     pub fn checkpoint(&mut self, generation: u64) -> Result<(), TrainError> {
-        let optimizer = &mut self.trainer.optimizer;
-        let step = optimizer.step();
-        optimizer.model_mut().set_progress(step, generation);
-        let state = optimizer.optimizer_state()?;
+        let training = &mut self.trainer.training;
+        let step = training.step();
+        training.model_mut().set_progress(step, generation);
+        let state = training.optimizer_state()?;
         Ok(checkpoints::save(
             self.store,
             generation,
-            optimizer.model(),
+            training.model(),
             Some(&state),
         )?)
     }
@@ -544,7 +544,7 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         let keep = previous == 0
             || promoted
             || (every > 0 && (previous as usize).is_multiple_of(every))
-            || crate::evaluator::is_due(self.config, previous);
+            || crate::evaluation::is_due(self.config, previous);
         if !keep {
             checkpoints::remove(self.store, previous)?;
         }
@@ -552,16 +552,16 @@ impl<'a, G: Game> LearnerRole<'a, G> {
     }
 }
 
-/// The optimizer of the run's newest checkpoint, its state as it stopped; for a new run,
+/// The network and optimizer of the run's newest checkpoint, as they stopped; for a new run,
 /// `init` (the weights it starts from) or a fresh network, written and published as
 /// checkpoint 0.
-fn resume_optimizer<G: Game>(
+fn resume_training<G: Game>(
     initial: &G,
     config: &ResolvedConfig,
     store: &RunStore,
     device: Device,
     init: Option<Model>,
-) -> Result<zerosum_nn::Learner, TrainError> {
+) -> Result<zerosum_nn::TrainState, TrainError> {
     let model = match checkpoints::generations(store)?.last() {
         Some(&generation) => checkpoints::load(store, generation, initial, device)?,
         None => {
@@ -577,18 +577,18 @@ fn resume_optimizer<G: Game>(
     };
     let step = model.meta().step;
     let base = names::checkpoint(model.meta().generation);
-    let mut optimizer = zerosum_nn::Learner::new(model, &config.learner, step)?;
+    let mut training = zerosum_nn::TrainState::new(model, &config.learner, step)?;
     // The optimizer's state goes on where it stopped; a state for another optimizer (the
     // config changed on resume) starts afresh, as a new run would.
     if let Some(state) = store.get(&names::optimizer(&base))? {
-        if let Err(error) = optimizer.restore_optimizer(&state) {
+        if let Err(error) = training.restore_optimizer(&state) {
             tracing::warn!(
                 "{}: {error}; the optimizer starts afresh",
                 store.display(&base)
             );
         }
     }
-    Ok(optimizer)
+    Ok(training)
 }
 
 /// Refuses to go on with a config whose `[model]` is not the network the run's checkpoint
@@ -800,12 +800,13 @@ mod tests {
         role.learn(1, &records, &mut SmallRng::seed_from_u64(2), &mut Silent)
             .unwrap();
         role.checkpoint(1).unwrap();
-        let state = role.trainer.optimizer.optimizer_state().unwrap();
+        let state = role.trainer.training.optimizer_state().unwrap();
         let reopened = LearnerRole::open(&game, &config, &store, Device::Cpu).unwrap();
         assert_eq!(reopened.generation(), 1);
-        assert!(reopened.trainer.optimizer.optimizer_state().unwrap() == state);
-        let fresh = zerosum_nn::Learner::new(role.model().try_clone().unwrap(), &config.learner, 0)
-            .unwrap();
+        assert!(reopened.trainer.training.optimizer_state().unwrap() == state);
+        let fresh =
+            zerosum_nn::TrainState::new(role.model().try_clone().unwrap(), &config.learner, 0)
+                .unwrap();
         assert!(fresh.optimizer_state().unwrap() != state);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -15,7 +15,7 @@ pub mod actor;
 pub mod compare;
 pub mod distill;
 pub mod error;
-pub mod evaluator;
+pub mod evaluation;
 pub mod gating;
 pub mod history;
 pub mod inbox;

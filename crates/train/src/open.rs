@@ -79,49 +79,7 @@ pub fn open_run(request: &OpenRequest) -> Result<OpenRun, TrainError> {
         Opening::Join => RunStore::open(location)?,
     };
     let identity = RunIdentity::check(&store)?;
-    let stored = store.get_text(names::CONFIG)?;
-    if stored.is_some() && identity.is_none() {
-        return Err(StoreError::Location {
-            location: location.clone(),
-            reason: format!(
-                "a run without {}, of a format before {}: this build cannot read it",
-                names::RUN,
-                names::FORMAT
-            ),
-        }
-        .into());
-    }
-    let config = match (&request.opening, stored) {
-        (Opening::Learner { resume: false, .. }, Some(_)) => {
-            return Err(TrainError::RunExists {
-                location: location.clone(),
-            })
-        }
-        (_, Some(text)) => {
-            let run_game = full_name(&RunConfig::from_toml(&text, &[])?.game)?;
-            let config = RunConfig::from_toml(&text, &request.overrides)?;
-            same_game(location, &run_game, &config.game)?;
-            config
-        }
-        (Opening::Learner { new: Some(new), .. }, None) => {
-            let settings: Vec<String> = new
-                .settings
-                .iter()
-                .chain(&request.overrides)
-                .cloned()
-                .collect();
-            RunConfig::from_toml(&new.text, &settings)?
-        }
-        (Opening::Learner { new: None, .. }, None) => {
-            return Err(ConfigError(format!(
-                "{location} holds no run, and no game or config was named for a new one"
-            ))
-            .into())
-        }
-        (Opening::Join, None) => {
-            return Err(not_a_run(location, identity.is_some()).into());
-        }
-    };
+    let config = run_config(request, &store, identity.is_some())?;
     let game = parse_game(&config.game)?;
     if let Some(asked) = &request.game {
         same_game(location, &game.name(), asked)?;
@@ -140,6 +98,54 @@ pub fn open_run(request: &OpenRequest) -> Result<OpenRun, TrainError> {
         config,
         warnings,
     })
+}
+
+/// The config the run takes, before it is resolved: the stored one with the overrides (a
+/// learner only when it resumes), or the new run's; refuses a run of a format before
+/// `run.json`, and a game the overrides change.
+fn run_config(
+    request: &OpenRequest,
+    store: &RunStore,
+    has_identity: bool,
+) -> Result<RunConfig, TrainError> {
+    let location = &request.location;
+    let stored = store.get_text(names::CONFIG)?;
+    if stored.is_some() && !has_identity {
+        return Err(StoreError::Location {
+            location: location.clone(),
+            reason: format!(
+                "a run without {}, of a format before {}: this build cannot read it",
+                names::RUN,
+                names::FORMAT
+            ),
+        }
+        .into());
+    }
+    match (&request.opening, stored) {
+        (Opening::Learner { resume: false, .. }, Some(_)) => Err(TrainError::RunExists {
+            location: location.clone(),
+        }),
+        (_, Some(text)) => {
+            let run_game = full_name(&RunConfig::from_toml(&text, &[])?.game)?;
+            let config = RunConfig::from_toml(&text, &request.overrides)?;
+            same_game(location, &run_game, &config.game)?;
+            Ok(config)
+        }
+        (Opening::Learner { new: Some(new), .. }, None) => {
+            let settings: Vec<String> = new
+                .settings
+                .iter()
+                .chain(&request.overrides)
+                .cloned()
+                .collect();
+            Ok(RunConfig::from_toml(&new.text, &settings)?)
+        }
+        (Opening::Learner { new: None, .. }, None) => Err(ConfigError(format!(
+            "{location} holds no run, and no game or config was named for a new one"
+        ))
+        .into()),
+        (Opening::Join, None) => Err(not_a_run(location, has_identity).into()),
+    }
 }
 
 /// Why a role cannot join the run at `location`.

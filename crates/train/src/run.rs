@@ -20,7 +20,7 @@ use zerosum_nn::parse_device;
 
 use crate::actor::{batch_text, run_self_play, Actor, ActorOptions};
 use crate::error::TrainError;
-use crate::evaluator::{is_due, EvaluatorRole};
+use crate::evaluation::{is_due, EvaluationRole};
 use crate::inbox::Inbox;
 use crate::learner::{generation_records, LearnerRole, Manifest};
 use crate::reports::GenerationReport;
@@ -98,9 +98,9 @@ pub fn train_with<G: Game>(
     let device = parse_device(&config.device)?;
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let mut learner = LearnerRole::open(initial, config, store, device)?;
-    let evaluator = match options.evaluate {
+    let evaluation = match options.evaluate {
         true => {
-            Some(EvaluatorRole::new(initial, config, device).after(learner.model().try_clone()?))
+            Some(EvaluationRole::new(initial, config, device).after(learner.model().try_clone()?))
         }
         false => None,
     };
@@ -109,7 +109,7 @@ pub fn train_with<G: Game>(
         initial,
         config,
         store,
-        evaluator,
+        evaluation,
         sink: Sink::new().with(&mut log).with(&mut trace).with(handler),
         clock: Clock::resume(store, learner.generation())?,
         last_eval: None,
@@ -157,8 +157,8 @@ struct Loop<'a, G: Game> {
     initial: &'a G,
     config: &'a ResolvedConfig,
     store: &'a RunStore,
-    /// The evaluator, where this process evaluates.
-    evaluator: Option<EvaluatorRole<'a, G>>,
+    /// The evaluation role, where this process evaluates.
+    evaluation: Option<EvaluationRole<'a, G>>,
     sink: Sink<'a>,
     clock: Clock,
     last_eval: Option<EvalReport>,
@@ -255,8 +255,8 @@ impl<G: Game> Loop<'_, G> {
         let evaluation = match events::read_report(self.store, EventKind::Evaluate, generation)? {
             Some(recorded) => Some(recorded),
             None => {
-                if let Some(evaluator) = self.evaluator.as_mut() {
-                    evaluator.resume_before(self.store, generation)?;
+                if let Some(evaluation) = self.evaluation.as_mut() {
+                    evaluation.resume_before(self.store, generation)?;
                 }
                 self.evaluate(learner, generation)?
             }
@@ -306,14 +306,14 @@ impl<G: Game> Loop<'_, G> {
         learner: &LearnerRole<G>,
         generation: u64,
     ) -> Result<Option<EvalReport>, TrainError> {
-        let Some(evaluator) = self.evaluator.as_mut() else {
+        let Some(evaluation) = self.evaluation.as_mut() else {
             return Ok(None);
         };
         if !is_due(self.config, generation) {
             return Ok(None);
         }
         let _span = info_span!("evaluate", generation).entered();
-        let report = evaluator.evaluate(learner.model(), generation, &mut self.sink)?;
+        let report = evaluation.evaluate(learner.model(), generation, &mut self.sink)?;
         let at = Moment {
             generation,
             step: learner.step(),

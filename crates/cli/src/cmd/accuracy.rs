@@ -14,8 +14,8 @@ use zerosum_games::registry::parse_game;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
 use zerosum_players::accuracy::{
-    draw_positions, judge_record, score_agent, stages, ExactSolver, JudgedMove, SolvedPosition,
-    Stage, StageScore,
+    draw_positions, judge_games, score_agent, stages, JudgedGames, Judging, SolvedPosition, Stage,
+    StageScore,
 };
 use zerosum_players::{build_agent, PlayerSpec};
 use zerosum_store::playback::read_records;
@@ -77,7 +77,7 @@ pub fn run(args: Args) -> Result<()> {
         check_writable(path)?;
     }
     if let Some(path) = &args.games {
-        return judge_games(path, &args);
+        return judge_file(path, &args);
     }
     let specs = args
         .players
@@ -278,25 +278,7 @@ fn load<G: Game>(path: &PathBuf, initial: &G, stages: &[Stage]) -> Result<Vec<So
     Ok(positions)
 }
 
-/// What one player did over the judged games.
-#[derive(Default)]
-struct Tally {
-    games: usize,
-    wins: usize,
-    draws: usize,
-    judged: usize,
-    /// Moves that turned a win into a draw, a win into a loss, a draw into a loss.
-    errors: [usize; 3],
-    /// Games lost after an error of its own.
-    lost_after_error: usize,
-    /// Games lost with every move judged from `min_plies` on and none an error: lost
-    /// before its first judged move.
-    lost_all_along: usize,
-    /// Games lost with no error among the judged moves but some moves unjudged.
-    lost_unclear: usize,
-}
-
-fn judge_games(path: &Path, args: &Args) -> Result<()> {
+fn judge_file(path: &Path, args: &Args) -> Result<()> {
     let records = read_records(path)?;
     let Some((_, first)) = records.first() else {
         bail!("{}: no games in the file", path.display());
@@ -319,16 +301,12 @@ fn judge<G: Game>(
     records: &[(usize, GameRecord)],
     args: &Args,
 ) -> Result<()> {
-    let mut solver = ExactSolver::new(initial);
     let positions: usize = records
         .iter()
         .map(|(_, r)| r.actions.len().saturating_sub(args.min_plies))
         .sum();
     let bar = job_bar(positions as u64, "solving positions");
-    let mut tallies: Vec<(String, Tally)> = Vec::new();
-    let mut unjudged = 0;
     let stages = game_stages(initial, args.min_plies);
-    let mut erred: Vec<SolvedPosition> = Vec::new();
     // Every record is checked before any is solved, which can take hours.
     for (line, record) in records {
         let at = || format!("{} line {line}", path.display());
@@ -337,37 +315,18 @@ fn judge<G: Game>(
             .map_err(anyhow::Error::msg)
             .with_context(at)?;
     }
-    for (line, record) in records {
-        let at = || format!("{} line {line}", path.display());
-        let judged = judge_record(
-            initial,
-            &mut solver,
-            record,
-            args.min_plies,
-            args.max_nodes,
-            || bar.inc(1),
-        )
-        .with_context(at)?;
-        if args.save.is_some() {
-            erred.extend(erred_positions(initial, &stages, record, &judged)?);
-        }
-        unjudged += judged
-            .iter()
-            .filter(|m| m.ply >= args.min_plies && m.values.is_none())
-            .count();
-        for (index, name) in record.players.iter().enumerate() {
-            let at = match tallies.iter().position(|(n, _)| n == name) {
-                Some(at) => at,
-                None => {
-                    tallies.push((name.clone(), Tally::default()));
-                    tallies.len() - 1
-                }
-            };
-            let own: Vec<&JudgedMove> =
-                judged.iter().filter(|m| m.mover.index() == index).collect();
-            tally_game(&mut tallies[at].1, index, record, &own, args.min_plies);
-        }
-    }
+    let settings = Judging {
+        min_plies: args.min_plies,
+        max_nodes: args.max_nodes,
+        keep_erred: args.save.is_some(),
+    };
+    let JudgedGames {
+        tallies,
+        unjudged,
+        mut erred,
+    } = judge_games(initial, records, &stages, &settings, || bar.inc(1)).map_err(|(line, e)| {
+        anyhow::Error::from(e).context(format!("{} line {line}", path.display()))
+    })?;
     bar.finish_and_clear();
     if let Some(save_path) = &args.save {
         let mut seen = std::collections::HashSet::new();
@@ -442,75 +401,4 @@ fn judge<G: Game>(
         );
     }
     Ok(())
-}
-
-/// The positions of `record` where a judged move erred, with every move's value.
-fn erred_positions<G: Game>(
-    initial: &G,
-    stages: &[Stage],
-    record: &GameRecord,
-    judged: &[JudgedMove],
-) -> Result<Vec<SolvedPosition>> {
-    let positions = record.replay(initial)?;
-    let notation = |ply: usize| positions[ply].format_action(record.actions[ply]);
-    Ok(judged
-        .iter()
-        .filter(|m| m.is_error())
-        .map(|m| {
-            let position = &positions[m.ply];
-            SolvedPosition {
-                stage: stages
-                    .iter()
-                    .find(|s| s.plies.contains(&m.ply))
-                    .or(stages.last())
-                    .map_or(String::new(), |s| s.name.clone()),
-                moves: (0..m.ply).map(notation).collect(),
-                values: m
-                    .values
-                    .iter()
-                    .flatten()
-                    .map(|&(action, value)| (position.format_action(action), value))
-                    .collect(),
-            }
-        })
-        .collect())
-}
-
-fn tally_game(
-    tally: &mut Tally,
-    index: usize,
-    record: &GameRecord,
-    own: &[&JudgedMove],
-    min_plies: usize,
-) {
-    tally.games += 1;
-    let value = if index == 0 {
-        record.value_first
-    } else {
-        -record.value_first
-    };
-    tally.wins += usize::from(value > 0.0);
-    tally.draws += usize::from(value == 0.0);
-    for judged in own {
-        let Some((best, played)) = judged.verdict() else {
-            continue;
-        };
-        tally.judged += 1;
-        match (best, played) {
-            (1, 0) => tally.errors[0] += 1,
-            (1, -1) => tally.errors[1] += 1,
-            (0, -1) => tally.errors[2] += 1,
-            _ => {}
-        }
-    }
-    if value < 0.0 {
-        let late = || own.iter().filter(|m| m.ply >= min_plies);
-        if own.iter().any(|m| m.is_error()) {
-            tally.lost_after_error += 1;
-        } else if late().all(|m| m.values.is_some()) {
-            tally.lost_all_along += 1;
-        } else {
-            tally.lost_unclear += 1;
-        }
-    }
 }

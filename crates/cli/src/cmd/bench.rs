@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use zerosum_config::{ResolvedConfig, RunConfig};
 use zerosum_games::{with_game, Game};
 use zerosum_nn::{
-    parse_device, Batch, DeviceBatch, Learner, Model, NetEvaluator, PendingLosses, Precision,
+    parse_device, Batch, DeviceBatch, Model, NetEvaluator, PendingLosses, Precision, TrainState,
 };
 use zerosum_search::{
     search_one, EvalCache, Evaluator, RolloutEvaluator, SearchConfig, Tree, UniformEvaluator,
@@ -392,7 +392,7 @@ fn learner_rate<G: Game>(
     let size = config.learner.batch_size;
     let batches: Vec<Batch> = (0..8).map(|_| random_batch(initial, size, rng)).collect();
     let bare = size as f64 * zerosum_nn::forward_backward_rate(model, &batches[0], budget)?;
-    let mut learner = Learner::new(model.try_clone()?, &config.learner, 0)?;
+    let mut learner = TrainState::new(model.try_clone()?, &config.learner, 0)?;
     // As a generation's learning runs: batches already on the device (a loader thread
     // uploads them on CUDA while the steps run), the losses read once at the end.
     let on_device: Vec<DeviceBatch> = batches

@@ -44,7 +44,7 @@ impl GameArgs {
                         zerosum_games::registry::game_names().join(", ")
                     )
                 };
-                zerosum_games::registry::default_config(game)?.into_owned()
+                zerosum_config::default_config(game)?
             }
         };
         let mut settings = Vec::new();

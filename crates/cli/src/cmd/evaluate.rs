@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Result};
 use zerosum_games::with_game;
-use zerosum_train::evaluator;
+use zerosum_train::evaluation;
 
 use super::common::join_run;
 use crate::progress::Console;
@@ -40,7 +40,7 @@ pub fn run(args: Args) -> Result<()> {
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let stop = Arc::new(AtomicBool::new(false));
     super::common::stop_on_signals(&stop)?;
-    let done = with_game!(&game, g => evaluator::follow(g, &config, &store, &stop, args.follow, &mut Console::new()))?;
+    let done = with_game!(&game, g => evaluation::follow(g, &config, &store, &stop, args.follow, &mut Console::new()))?;
     println!("evaluated {} checkpoints: {:?}", done.len(), done);
     Ok(())
 }

@@ -5,7 +5,7 @@ mod common;
 
 use zerosum_games::tic_tac_toe::TicTacToe;
 use zerosum_games::Game;
-use zerosum_nn::{Batch, Family, Learner, LearnerConfig, Losses, OptimizerKind, PolicyLoss};
+use zerosum_nn::{Batch, Family, LearnerConfig, Losses, OptimizerKind, PolicyLoss, TrainState};
 
 use common::{
     batch, combination, flat, gradients, new_model, outputs, parameters, policy_bias_name,
@@ -70,7 +70,7 @@ fn policy_losses_match_a_hand_computation() {
 
     let step_with = |loss| {
         let twin = model.try_clone().expect("a copy of the model");
-        let mut learner = Learner::new(twin, &with_policy_loss(loss), 0).expect("an optimizer");
+        let mut learner = TrainState::new(twin, &with_policy_loss(loss), 0).expect("an optimizer");
         learner.train_step(&batch)
     };
     let ce = step_with(PolicyLoss::CrossEntropy);
@@ -98,7 +98,7 @@ fn kl_and_cross_entropy_take_the_same_step() {
             policy_loss,
             ..plain_sgd(0.1)
         };
-        let mut learner = Learner::new(twin, &config, 0).expect("an optimizer");
+        let mut learner = TrainState::new(twin, &config, 0).expect("an optimizer");
         step_and_measure(&mut learner, &batch).0
     };
     let cross_entropy_update = update_with(PolicyLoss::CrossEntropy);
@@ -120,7 +120,7 @@ fn each_policy_loss_decreases_on_a_fixed_batch() {
             ..with_policy_loss(policy_loss)
         };
         let model = new_model(&game, &tiny_config(Family::Conv));
-        let mut learner = Learner::new(model, &config, 0).expect("an optimizer");
+        let mut learner = TrainState::new(model, &config, 0).expect("an optimizer");
         let losses: Vec<Losses> = (0..30).map(|_| learner.train_step(&batch)).collect();
         // Cross-entropy cannot go below the targets' entropy, KL below 0.
         let floor = match policy_loss {
@@ -152,8 +152,8 @@ fn illegal_actions_get_no_gradient_from_the_policy_loss() {
         ..plain_sgd(0.1)
     };
     for family in FAMILIES {
-        let mut learner =
-            Learner::new(new_model(&game, &tiny_config(family)), &config, 0).expect("an optimizer");
+        let mut learner = TrainState::new(new_model(&game, &tiny_config(family)), &config, 0)
+            .expect("an optimizer");
         let variables = learner.model().var_store().variables();
         let bias = &variables[policy_bias_name(family)];
         let before = flat(std::slice::from_ref(bias));
@@ -184,7 +184,7 @@ fn plain_sgd(learning_rate: f64) -> LearnerConfig {
 
 /// One step, and what it did: how far each weight moved (before minus after) and the
 /// gradient it was moved along.
-fn step_and_measure(learner: &mut Learner, batch: &Batch) -> (Vec<f32>, Vec<f32>) {
+fn step_and_measure(learner: &mut TrainState, batch: &Batch) -> (Vec<f32>, Vec<f32>) {
     let before = parameters(learner.model());
     learner.train_step(batch);
     let after = parameters(learner.model());
@@ -194,7 +194,7 @@ fn step_and_measure(learner: &mut Learner, batch: &Batch) -> (Vec<f32>, Vec<f32>
 
 /// Steps `learner` from step `first_step` on, checking that each step moves the weights by
 /// the scheduled rate times the gradient.
-fn check_rates(learner: &mut Learner, batch: &Batch, first_step: u64, rates: &[f64]) {
+fn check_rates(learner: &mut TrainState, batch: &Batch, first_step: u64, rates: &[f64]) {
     for (step, &rate) in (first_step..).zip(rates) {
         assert_eq!(learner.step(), step);
         let (update, gradient) = step_and_measure(learner, batch);
@@ -220,7 +220,7 @@ fn sgd_steps_follow_the_learning_rate_schedule() {
     let batch = batch(&positions(&game, 6, 11));
     let config = scheduled_sgd();
     let model = new_model(&game, &tiny_config(Family::Mlp));
-    let mut learner = Learner::new(model, &config, 0).expect("an optimizer");
+    let mut learner = TrainState::new(model, &config, 0).expect("an optimizer");
     check_rates(&mut learner, &batch, 0, &[0.1, 0.1, 0.05, 0.05, 0.01, 0.01]);
 }
 
@@ -230,7 +230,7 @@ fn a_learner_resumed_mid_schedule_steps_at_the_rate_in_force() {
     let game = TicTacToe::new();
     let batch = batch(&positions(&game, 6, 12));
     let model = new_model(&game, &tiny_config(Family::Mlp));
-    let mut learner = Learner::new(model, &scheduled_sgd(), 3).expect("an optimizer");
+    let mut learner = TrainState::new(model, &scheduled_sgd(), 3).expect("an optimizer");
     check_rates(&mut learner, &batch, 3, &[0.05, 0.01]);
 }
 
@@ -246,8 +246,8 @@ fn sgd_momentum_is_nesterov_and_changes_the_second_step() {
         momentum,
         ..plain_sgd(rate)
     };
-    let mut nesterov = Learner::new(model, &momentum_config, 0).expect("an optimizer");
-    let mut plain = Learner::new(twin, &plain_sgd(rate), 0).expect("an optimizer");
+    let mut nesterov = TrainState::new(model, &momentum_config, 0).expect("an optimizer");
+    let mut plain = TrainState::new(twin, &plain_sgd(rate), 0).expect("an optimizer");
 
     let (nesterov_update_1, gradient_1) = step_and_measure(&mut nesterov, &batch);
     let (plain_update_1, plain_gradient_1) = step_and_measure(&mut plain, &batch);
@@ -290,7 +290,7 @@ fn adam_steps_as_pytorch_defines_it() {
         learning_rate: 0.01,
         ..LearnerConfig::default()
     };
-    let mut learner = Learner::new(new_model(&game, &tiny_config(Family::Mlp)), &config, 0)
+    let mut learner = TrainState::new(new_model(&game, &tiny_config(Family::Mlp)), &config, 0)
         .expect("an optimizer");
     let (eps, b1, b2, lr) = (1e-8, 0.9, 0.999, 0.01);
     let (update_1, g1) = step_and_measure(&mut learner, &batch);
@@ -339,7 +339,7 @@ fn optimizer_state_saved_and_restored_continues_the_same_steps() {
             learning_rate: 0.01,
             ..LearnerConfig::default()
         };
-        let mut original = Learner::new(new_model(&game, &tiny_config(Family::Mlp)), &config, 0)
+        let mut original = TrainState::new(new_model(&game, &tiny_config(Family::Mlp)), &config, 0)
             .expect("an optimizer");
         for _ in 0..3 {
             original.train_step(&batch);
@@ -354,7 +354,7 @@ fn optimizer_state_saved_and_restored_continues_the_same_steps() {
                 std::path::Path::new("memory"),
             )
             .expect("the checkpoint loads");
-            Learner::new(model, &config, 3).expect("an optimizer")
+            TrainState::new(model, &config, 3).expect("an optimizer")
         };
         let mut resumed = reload();
         resumed.restore_optimizer(&state).expect("the state fits");
@@ -378,14 +378,14 @@ fn optimizer_state_saved_and_restored_continues_the_same_steps() {
         optimizer: OptimizerKind::Sgd,
         ..LearnerConfig::default()
     };
-    let adam = Learner::new(
+    let adam = TrainState::new(
         new_model(&game, &tiny_config(Family::Mlp)),
         &LearnerConfig::default(),
         0,
     )
     .expect("an optimizer");
-    let mut other =
-        Learner::new(new_model(&game, &tiny_config(Family::Mlp)), &sgd, 0).expect("an optimizer");
+    let mut other = TrainState::new(new_model(&game, &tiny_config(Family::Mlp)), &sgd, 0)
+        .expect("an optimizer");
     assert!(other
         .restore_optimizer(&adam.optimizer_state().unwrap())
         .is_err());

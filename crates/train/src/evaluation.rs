@@ -1,4 +1,4 @@
-//! The evaluator role: published checkpoints against the run's baselines and the previous
+//! The evaluation role: published checkpoints against the run's baselines and the previous
 //! evaluated checkpoint, each result reported once (the run's event log keeps it as an
 //! `evaluate` event). It runs inside the learner's loop, or on its own
 //! (`zerosum evaluate --follow`), following the run.
@@ -26,7 +26,7 @@ use zerosum_store::EventKind;
 
 /// The evaluator of a run: each checkpoint it is given plays the run's baselines and the
 /// checkpoint evaluated before it.
-pub struct EvaluatorRole<'a, G: Game> {
+pub struct EvaluationRole<'a, G: Game> {
     initial: &'a G,
     config: &'a RunConfig,
     device: Device,
@@ -34,10 +34,10 @@ pub struct EvaluatorRole<'a, G: Game> {
     previous: Option<Model>,
 }
 
-impl<'a, G: Game> EvaluatorRole<'a, G> {
+impl<'a, G: Game> EvaluationRole<'a, G> {
     /// An evaluator that has evaluated nothing yet.
     pub fn new(initial: &'a G, config: &'a RunConfig, device: Device) -> Self {
-        EvaluatorRole {
+        EvaluationRole {
             initial,
             config,
             device,
@@ -155,7 +155,7 @@ pub fn follow<G: Game>(
     let device = zerosum_nn::parse_device(&config.device)?;
     let mut log = crate::sink::EventLog::new(store);
     let mut sink = Sink::new().with(&mut log).with(handler);
-    let mut role = EvaluatorRole::new(initial, config, device);
+    let mut role = EvaluationRole::new(initial, config, device);
     let mut done = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         let mut waiting = true;

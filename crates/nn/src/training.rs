@@ -49,18 +49,18 @@ pub struct Losses {
 }
 
 /// A model and its optimizer.
-pub struct Learner {
+pub struct TrainState {
     model: Model,
     optimizer: Optimizer,
     config: LearnerConfig,
     step: u64,
 }
 
-impl Learner {
+impl TrainState {
     /// Builds the optimizer for `model`, which has already taken `step` steps.
-    pub fn new(model: Model, config: &LearnerConfig, step: u64) -> Result<Learner, NnError> {
+    pub fn new(model: Model, config: &LearnerConfig, step: u64) -> Result<TrainState, NnError> {
         let optimizer = Optimizer::new(config.optimizer, config.momentum, model.var_store());
-        Ok(Learner {
+        Ok(TrainState {
             model,
             optimizer,
             config: config.clone(),
@@ -84,7 +84,7 @@ impl Learner {
         self.optimizer.state_bytes()
     }
 
-    /// Takes up optimizer state saved by [`Learner::optimizer_state`] for this network.
+    /// Takes up optimizer state saved by [`TrainState::optimizer_state`] for this network.
     pub fn restore_optimizer(&mut self, bytes: &[u8]) -> Result<(), NnError> {
         self.optimizer.restore(bytes)
     }
