@@ -62,29 +62,45 @@ enum Command {
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            // Help and version go to stdout with exit 0; a usage error is one line and exit 2.
-            if !e.use_stderr() {
-                let _ = e.print();
-                return ExitCode::SUCCESS;
-            }
-            // The first paragraph, joined: clap lists missing arguments on lines of their own.
-            let text = e.to_string();
-            let first: Vec<&str> = text
-                .lines()
-                .map(str::trim)
-                .skip_while(|l| l.is_empty())
-                .take_while(|l| !l.is_empty())
-                .collect();
-            let first = match first.join(" ") {
-                joined if joined.is_empty() => "error: bad arguments".to_string(),
-                joined => joined,
-            };
-            eprintln!("{first} (see zerosum --help)");
-            return ExitCode::from(2);
-        }
+        Err(e) => return usage_error(&e),
     };
     end_quietly_when_output_fails();
+    init_logging();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader of the output has gone: nobody is left to tell.
+        Err(e) if e.chain().any(is_broken_pipe) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("error: {}", one_line(&*e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints help or the version (exit 0), or a usage error in one line (exit 2).
+fn usage_error(e: &clap::Error) -> ExitCode {
+    if !e.use_stderr() {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    // The first paragraph, joined: clap lists missing arguments on lines of their own.
+    let text = e.to_string();
+    let first: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .skip_while(|l| l.is_empty())
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let first = match first.join(" ") {
+        joined if joined.is_empty() => "error: bad arguments".to_string(),
+        joined => joined,
+    };
+    eprintln!("{first} (see zerosum --help)");
+    ExitCode::from(2)
+}
+
+/// Logs to standard error, at the level `ZEROSUM_LOG` sets (warnings by default).
+fn init_logging() {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("ZEROSUM_LOG")
@@ -93,7 +109,11 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let result = match cli.command {
+}
+
+/// Runs the subcommand.
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
         Command::Train(args) => cmd::train::run(args),
         Command::Actor(args) => cmd::actor::run(args),
         Command::Evaluate(args) => cmd::evaluate::run(args),
@@ -112,15 +132,6 @@ fn main() -> ExitCode {
         Command::Compare(args) => cmd::compare::run(args),
         Command::Distill(args) => cmd::distill::run(args),
         Command::Accuracy(args) => cmd::accuracy::run(args),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        // The reader of the output has gone: nobody is left to tell.
-        Err(e) if e.chain().any(is_broken_pipe) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("error: {}", one_line(&*e));
-            ExitCode::FAILURE
-        }
     }
 }
 

@@ -257,9 +257,22 @@ impl<G: Game> Checker<G> {
     /// Checks everything that can be checked at `game`, reached by `history`; returns how
     /// many transformed images it compared.
     fn check_position(&self, game: &G, history: &[Action]) -> Result<usize, String> {
-        let fail = |what: &str, got: String| Err(self.failure(game, history, what, &got));
+        let (legal, outcome) = self.check_legal_actions(game, history)?;
+        self.check_notation(game, history, &legal)?;
+        self.check_refusals(game, history, &legal, outcome)?;
+        let obs = self.check_observation(game, history)?;
+        let images_checked = self.check_images(game, history, &obs, outcome)?;
+        self.check_replay(game, history)?;
+        Ok(images_checked)
+    }
 
-        // Legal actions and the outcome.
+    /// Checks the legal actions against the outcome and the action space; returns both.
+    fn check_legal_actions(
+        &self,
+        game: &G,
+        history: &[Action],
+    ) -> Result<(Vec<Action>, Option<Outcome>), String> {
+        let fail = |what: &str, got: String| Err(self.failure(game, history, what, &got));
         let mut legal = vec![usize::MAX; 3];
         game.legal_actions(&mut legal);
         let outcome = game.outcome();
@@ -294,9 +307,13 @@ impl<G: Game> Checker<G> {
                 ),
             );
         }
+        Ok((legal, outcome))
+    }
 
-        // Notation, and what try_apply refuses.
-        for &action in &legal {
+    /// Checks that every legal action's notation parses back to it, and garbage does not.
+    fn check_notation(&self, game: &G, history: &[Action], legal: &[Action]) -> Result<(), String> {
+        let fail = |what: &str, got: String| Err(self.failure(game, history, what, &got));
+        for &action in legal {
             let text = game.format_action(action);
             if game.parse_action(&text) != Ok(action) {
                 return fail(
@@ -319,6 +336,19 @@ impl<G: Game> Checker<G> {
                 );
             }
         }
+        Ok(())
+    }
+
+    /// Checks that `try_apply` refuses an action outside the space, an illegal one, and any
+    /// once the game is over, changing nothing when it refuses.
+    fn check_refusals(
+        &self,
+        game: &G,
+        history: &[Action],
+        legal: &[Action],
+        outcome: Option<Outcome>,
+    ) -> Result<(), String> {
+        let fail = |what: &str, got: String| Err(self.failure(game, history, what, &got));
         let mut refused = vec![self.num_actions];
         if outcome.is_some() {
             refused.push(0);
@@ -339,8 +369,13 @@ impl<G: Game> Checker<G> {
                 );
             }
         }
+        Ok(())
+    }
 
-        // Observation and symmetries.
+    /// Checks that the observation is all written and finite and the symmetries are the
+    /// game's; returns the observation.
+    fn check_observation(&self, game: &G, history: &[Action]) -> Result<Vec<f32>, String> {
+        let fail = |what: &str, got: String| Err(self.failure(game, history, what, &got));
         let obs = observe(game, self.obs_len);
         if let Some(i) = obs.iter().position(|v| !v.is_finite()) {
             return fail(
@@ -354,6 +389,19 @@ impl<G: Game> Checker<G> {
                 "a different set".into(),
             );
         }
+        Ok(obs)
+    }
+
+    /// Checks each symmetric image of `game` (observation `obs`) against the symmetry
+    /// applied to `game`; returns how many images it compared.
+    fn check_images(
+        &self,
+        game: &G,
+        history: &[Action],
+        obs: &[f32],
+        outcome: Option<Outcome>,
+    ) -> Result<usize, String> {
+        let fail = |what: &str, got: String| Err(self.failure(game, history, what, &got));
         let mask = game.legal_mask();
         let mut mapped_mask = vec![false; self.num_actions];
         let mut mapped_obs = vec![0.0; self.obs_len];
@@ -379,7 +427,7 @@ impl<G: Game> Checker<G> {
                     format!("image legal {:?}\n{image}", image.legal_action_vec()),
                 );
             }
-            symmetry.map_obs(&obs, &mut mapped_obs);
+            symmetry.map_obs(obs, &mut mapped_obs);
             if observe(&image, self.obs_len) != mapped_obs {
                 return fail(
                     &format!("observe(transformed({i})) == s.map_obs(observe)"),
@@ -399,23 +447,28 @@ impl<G: Game> Checker<G> {
                 );
             }
         }
+        Ok(images_checked)
+    }
 
-        // Equal positions hash equal: replay the line from the start.
+    /// Checks that equal positions hash equal, by replaying the line from the start.
+    fn check_replay(&self, game: &G, history: &[Action]) -> Result<(), String> {
         let mut replay = self.initial.clone();
         for &action in history {
             replay.apply(action);
         }
         if replay != *game || zobrist(&replay) != zobrist(game) {
-            return fail(
+            return Err(self.failure(
+                game,
+                history,
                 "replaying the actions gives an equal position with an equal hash",
-                format!(
+                &format!(
                     "hash {:#x} vs {:#x}, replayed\n{replay}",
                     zobrist(&replay),
                     zobrist(game)
                 ),
-            );
+            ));
         }
-        Ok(images_checked)
+        Ok(())
     }
 
     /// Checks `apply(action)` on a clone: the original is untouched, and the child's

@@ -205,104 +205,16 @@ impl<G: Game> GtpEngine<G> {
             "version" => Ok(env!("CARGO_PKG_VERSION").to_string()),
             "known_command" => Ok(COMMANDS.contains(&args[0]).to_string()),
             "list_commands" => Ok(COMMANDS.join("\n")),
-            "boardsize" => {
-                let size: usize = args[0]
-                    .parse()
-                    .map_err(|_| format!("boardsize needs a number, got '{}'", shown(args[0])))?;
-                let [_, height, width] = self.initial.obs_shape();
-                if height == width && size == width {
-                    return Ok(String::new());
-                }
-                let refused =
-                    |why: String| format!("unacceptable size for {}{why}", self.initial.name());
-                let Some(rebuild) = &self.rebuild else {
-                    return Err(refused(String::new()));
-                };
-                let game = rebuild(&self.initial, "size", &size.to_string())
-                    .map_err(|e| refused(format!(" ({e})")))?;
-                self.restart(game, &[])?;
-                Ok(String::new())
-            }
-            "clear_board" => {
-                self.history.truncate(1);
-                self.actions.clear();
-                self.reset_agent();
-                Ok(String::new())
-            }
-            "komi" => {
-                let komi: f32 = args[0]
-                    .parse()
-                    .map_err(|_| format!("komi needs a number, got '{}'", shown(args[0])))?;
-                // Games with a komi parameter are rebuilt with it, keeping the moves.
-                if let Some(rebuild) = &self.rebuild {
-                    if self.initial.name().contains("komi=") {
-                        let game = rebuild(&self.initial, "komi", args[0])?;
-                        let actions = self.actions.clone();
-                        self.restart(game, &actions)?;
-                    }
-                }
-                self.komi = komi;
-                Ok(String::new())
-            }
-            "play" => {
-                let colour = parse_colour(args[0])?;
-                self.check_turn(colour)?;
-                let text = args[1..].join(" ");
-                let action = self
-                    .position()
-                    .parse_action(&text)
-                    .map_err(|e| e.to_string())?;
-                if !self.position().is_legal(action) {
-                    return Err(format!("illegal move {text}"));
-                }
-                self.push(action);
-                Ok(String::new())
-            }
-            "genmove" => {
-                let colour = parse_colour(args[0])?;
-                self.check_turn(colour)?;
-                let position = self.position().clone();
-                let choice = self
-                    .agent
-                    .choose(&position, &mut self.rng)
-                    .map_err(|e| e.to_string())?;
-                if let Some(resignation) = &mut self.resignation {
-                    if self.genmove_colour.replace(colour) != Some(colour) {
-                        resignation.reset();
-                    }
-                    if resignation.resigns(choice.value) {
-                        return Ok("resign".to_string());
-                    }
-                }
-                self.push(choice.action);
-                Ok(position.format_action(choice.action))
-            }
-            "undo" => {
-                if self.history.len() <= 1 {
-                    return Err("cannot undo".to_string());
-                }
-                self.history.pop();
-                self.actions.pop();
-                self.reset_agent();
-                Ok(String::new())
-            }
+            "boardsize" => self.boardsize(args[0]),
+            "clear_board" => self.clear_board(),
+            "komi" => self.komi(args[0]),
+            "play" => self.play(args[0], &args[1..]),
+            "genmove" => self.genmove(args[0]),
+            "undo" => self.undo(),
             "showboard" => Ok(format!("\n{}", self.position())),
-            "final_score" => match self.position().final_score() {
-                Some(score) if score > 0.0 => Ok(format!("B+{score}")),
-                Some(score) if score < 0.0 => Ok(format!("W+{}", -score)),
-                Some(_) => Ok("0".to_string()),
-                None => Err(format!("{} has no score", self.initial.name())),
-            },
+            "final_score" => self.final_score(),
             "gogui-rules_game_id" => Ok(self.initial.name()),
-            "gogui-rules_legal_moves" => {
-                let position = self.position();
-                Ok(position
-                    .legal_action_vec()
-                    .iter()
-                    .map(|&a| position.format_action(a))
-                    .collect::<Vec<_>>()
-                    .join(" "))
-            }
+            "gogui-rules_legal_moves" => Ok(self.legal_moves()),
             "gogui-rules_side_to_move" => Ok(if self.position().to_move() == Player::FIRST {
                 "black"
             } else {
@@ -318,6 +230,120 @@ impl<G: Game> GtpEngine<G> {
             "quit" => Ok(String::new()),
             _ => Err(format!("unknown command '{}'", shown(command))),
         }
+    }
+
+    /// `boardsize`: the current size is accepted as it is; another rebuilds the game, or
+    /// is refused without a [`Rebuild`].
+    fn boardsize(&mut self, arg: &str) -> Result<String, String> {
+        let size: usize = arg
+            .parse()
+            .map_err(|_| format!("boardsize needs a number, got '{}'", shown(arg)))?;
+        let [_, height, width] = self.initial.obs_shape();
+        if height == width && size == width {
+            return Ok(String::new());
+        }
+        let refused = |why: String| format!("unacceptable size for {}{why}", self.initial.name());
+        let Some(rebuild) = &self.rebuild else {
+            return Err(refused(String::new()));
+        };
+        let game = rebuild(&self.initial, "size", &size.to_string())
+            .map_err(|e| refused(format!(" ({e})")))?;
+        self.restart(game, &[])?;
+        Ok(String::new())
+    }
+
+    /// `clear_board`: back to the initial position, with a fresh agent.
+    fn clear_board(&mut self) -> Result<String, String> {
+        self.history.truncate(1);
+        self.actions.clear();
+        self.reset_agent();
+        Ok(String::new())
+    }
+
+    /// `komi`: kept, and a game with a komi parameter rebuilt with it, keeping the moves.
+    fn komi(&mut self, arg: &str) -> Result<String, String> {
+        let komi: f32 = arg
+            .parse()
+            .map_err(|_| format!("komi needs a number, got '{}'", shown(arg)))?;
+        if let Some(rebuild) = &self.rebuild {
+            if self.initial.name().contains("komi=") {
+                let game = rebuild(&self.initial, "komi", arg)?;
+                let actions = self.actions.clone();
+                self.restart(game, &actions)?;
+            }
+        }
+        self.komi = komi;
+        Ok(String::new())
+    }
+
+    /// `play`: `colour`'s move, written in `words` (a move may be several words).
+    fn play(&mut self, colour: &str, words: &[&str]) -> Result<String, String> {
+        let colour = parse_colour(colour)?;
+        self.check_turn(colour)?;
+        let text = words.join(" ");
+        let action = self
+            .position()
+            .parse_action(&text)
+            .map_err(|e| e.to_string())?;
+        if !self.position().is_legal(action) {
+            return Err(format!("illegal move {text}"));
+        }
+        self.push(action);
+        Ok(String::new())
+    }
+
+    /// `genmove`: the agent's move for `colour`, played and written in the game's notation,
+    /// or `resign` where the resignation rule says so.
+    fn genmove(&mut self, colour: &str) -> Result<String, String> {
+        let colour = parse_colour(colour)?;
+        self.check_turn(colour)?;
+        let position = self.position().clone();
+        let choice = self
+            .agent
+            .choose(&position, &mut self.rng)
+            .map_err(|e| e.to_string())?;
+        if let Some(resignation) = &mut self.resignation {
+            if self.genmove_colour.replace(colour) != Some(colour) {
+                resignation.reset();
+            }
+            if resignation.resigns(choice.value) {
+                return Ok("resign".to_string());
+            }
+        }
+        self.push(choice.action);
+        Ok(position.format_action(choice.action))
+    }
+
+    /// `undo`: takes the last move back, with a fresh agent.
+    fn undo(&mut self) -> Result<String, String> {
+        if self.history.len() <= 1 {
+            return Err("cannot undo".to_string());
+        }
+        self.history.pop();
+        self.actions.pop();
+        self.reset_agent();
+        Ok(String::new())
+    }
+
+    /// `final_score`: the finished game's score as GTP writes it (`B+3.5`, `W+0.5`, `0`).
+    fn final_score(&self) -> Result<String, String> {
+        match self.position().final_score() {
+            Some(score) if score > 0.0 => Ok(format!("B+{score}")),
+            Some(score) if score < 0.0 => Ok(format!("W+{}", -score)),
+            Some(_) => Ok("0".to_string()),
+            None => Err(format!("{} has no score", self.initial.name())),
+        }
+    }
+
+    /// `gogui-rules_legal_moves`: the legal moves in the game's notation, space-separated.
+    fn legal_moves(&self) -> String {
+        let position = self.position();
+        position
+            .legal_action_vec()
+            .iter()
+            .map(|&a| position.format_action(a))
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 

@@ -440,14 +440,8 @@ impl UciEngine {
         let mut waiting: VecDeque<String> = VecDeque::new();
         let mut failure = None;
         loop {
-            while let Some(front) = waiting.front() {
-                if waits_for_search(front) && self.searching() {
-                    break;
-                }
-                let line = waiting.pop_front().expect("a front line");
-                if self.handle_line(&line) == Flow::Quit {
-                    return Ok(());
-                }
+            if self.run_ready(&mut waiting) == Flow::Quit {
+                return Ok(());
             }
             let next = if self.searching() {
                 inbox.recv_timeout(POLL)
@@ -496,6 +490,21 @@ impl UciEngine {
         }
         self.finish();
         failure.map_or(Ok(()), Err)
+    }
+
+    /// Answers the lines at the front of `waiting` that need not wait for the search
+    /// running, until one must or `quit` ends the loop.
+    fn run_ready(&mut self, waiting: &mut VecDeque<String>) -> Flow {
+        while let Some(front) = waiting.front() {
+            if waits_for_search(front) && self.searching() {
+                break;
+            }
+            let line = waiting.pop_front().expect("a front line");
+            if self.handle_line(&line) == Flow::Quit {
+                return Flow::Quit;
+            }
+        }
+        Flow::Continue
     }
 }
 

@@ -152,13 +152,16 @@ impl<G: Game> Tree<G> {
                 .max_by_key(|&c| (self.node(c).proof_plies, self.node(c).visits))?;
             return Some(self.node(slowest).action);
         }
-        let key = |c: NodeId| {
-            let n = self.node(c);
-            let q = self.child_value_for_parent(NodeId::ROOT, c).unwrap_or(-2.0);
-            (n.visits, q, n.prior)
-        };
-        if (temperature <= 0.0 || candidates.len() == 1) && rule == FinalChoice::ValuePlusLogVisits
-        {
+        if temperature <= 0.0 || candidates.len() == 1 {
+            return self.greedy_choice(rule, &candidates);
+        }
+        Some(self.sample_by_visits(&candidates, temperature, rng))
+    }
+
+    /// The move of the best of `candidates` (root children) by `rule`; `None` only when
+    /// there are none.
+    fn greedy_choice(&self, rule: FinalChoice, candidates: &[NodeId]) -> Option<Action> {
+        let best = if rule == FinalChoice::ValuePlusLogVisits {
             let score = |c: NodeId| {
                 let n = self.node(c);
                 let q = self.child_value_for_parent(NodeId::ROOT, c).unwrap_or(-2.0);
@@ -168,20 +171,33 @@ impl<G: Game> Tree<G> {
                     q + (n.visits as f32).ln()
                 }
             };
-            let best = candidates
+            candidates
                 .iter()
                 .copied()
-                .max_by(|&a, &b| score(a).total_cmp(&score(b)))?;
-            return Some(self.node(best).action);
-        }
-        if temperature <= 0.0 || candidates.len() == 1 {
-            let best = candidates.iter().copied().max_by(|&a, &b| {
+                .max_by(|&a, &b| score(a).total_cmp(&score(b)))?
+        } else {
+            let key = |c: NodeId| {
+                let n = self.node(c);
+                let q = self.child_value_for_parent(NodeId::ROOT, c).unwrap_or(-2.0);
+                (n.visits, q, n.prior)
+            };
+            candidates.iter().copied().max_by(|&a, &b| {
                 key(a)
                     .partial_cmp(&key(b))
                     .unwrap_or(std::cmp::Ordering::Equal)
-            })?;
-            return Some(self.node(best).action);
-        }
+            })?
+        };
+        Some(self.node(best).action)
+    }
+
+    /// The move of one of `candidates` (root children, not empty), drawn with probability
+    /// proportional to `visits^(1/temperature)`; uniformly if none has a visit.
+    fn sample_by_visits(
+        &self,
+        candidates: &[NodeId],
+        temperature: f32,
+        rng: &mut impl Rng,
+    ) -> Action {
         // Scaled by the largest count so that `visits^(1/temperature)` cannot overflow at low
         // temperatures (it is `inf` from about 2000 visits at temperature 0.01).
         let max_visits = candidates
@@ -196,19 +212,18 @@ impl<G: Game> Tree<G> {
             .collect();
         let total: f64 = weights.iter().sum();
         if total <= 0.0 {
-            return Some(
-                self.node(candidates[rng.random_range(0..candidates.len())])
-                    .action,
-            );
+            return self
+                .node(candidates[rng.random_range(0..candidates.len())])
+                .action;
         }
         let mut draw = rng.random::<f64>() * total;
         for (c, w) in candidates.iter().zip(&weights) {
             if draw < *w {
-                return Some(self.node(*c).action);
+                return self.node(*c).action;
             }
             draw -= w;
         }
-        Some(self.node(*candidates.last().expect("non-empty")).action)
+        self.node(*candidates.last().expect("non-empty")).action
     }
 
     /// Q of each root child from the root mover's view, `(action, q)`, for visited or

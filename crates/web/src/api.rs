@@ -125,28 +125,34 @@ impl<G: Game> Engine<G> {
             }
             ["api", "games", id, action] => {
                 allow(&["POST"])?;
-                match *action {
-                    "move" => {
-                        let body: MoveBody = parse_body(&request.body, false)?;
-                        self.with_session(id, |s| s.play_human(&body.r#move).map(|_| ()))
-                    }
-                    "undo" => {
-                        let _: Empty = parse_body(&request.body, true)?;
-                        self.with_session(id, |s| s.undo())
-                    }
-                    "agent" => {
-                        let body: SimsBody = parse_body(&request.body, true)?;
-                        self.search(id, body.sims, true)
-                    }
-                    "analyse" | "analyze" => {
-                        let body: SimsBody = parse_body(&request.body, true)?;
-                        self.search(id, body.sims, false)
-                    }
-                    _ => Err(ApiError::not_found(&format!(
-                        "no such path {}",
-                        request.path
-                    ))),
-                }
+                self.game_action(id, action, request)
+            }
+            _ => Err(ApiError::not_found(&format!(
+                "no such path {}",
+                request.path
+            ))),
+        }
+    }
+
+    /// Answers `POST /api/games/ID/ACTION`: a person's move, an undo, the agent's move or
+    /// a hint.
+    fn game_action(&self, id: &str, action: &str, request: &Request) -> Result<Response, ApiError> {
+        match action {
+            "move" => {
+                let body: MoveBody = parse_body(&request.body, false)?;
+                self.with_session(id, |s| s.play_human(&body.r#move).map(|_| ()))
+            }
+            "undo" => {
+                let _: Empty = parse_body(&request.body, true)?;
+                self.with_session(id, |s| s.undo())
+            }
+            "agent" => {
+                let body: SimsBody = parse_body(&request.body, true)?;
+                self.search(id, body.sims, true)
+            }
+            "analyse" | "analyze" => {
+                let body: SimsBody = parse_body(&request.body, true)?;
+                self.search(id, body.sims, false)
             }
             _ => Err(ApiError::not_found(&format!(
                 "no such path {}",
@@ -267,20 +273,7 @@ impl<G: Game> Engine<G> {
             None if position.to_move() == human => "human_to_move",
             None => "agent_to_move",
         };
-        let result = outcome.map(|outcome| {
-            let (winner, for_human, text) = match outcome {
-                Outcome::Draw => (None, "draw", "a draw"),
-                Outcome::Win(p) if p == human => (Some(p.index()), "win", "you win"),
-                Outcome::Win(p) => (Some(p.index()), "loss", "the agent wins"),
-            };
-            ResultView {
-                winner,
-                score: outcome.score_string(),
-                for_human,
-                text,
-                resigned: session.resigned,
-            }
-        });
+        let result = outcome.map(|outcome| result_view(outcome, human, session.resigned));
         let moves = session
             .actions()
             .iter()
@@ -291,27 +284,7 @@ impl<G: Game> Engine<G> {
             let before = session.position(session.ply() - 1);
             describe_move(before, a).cells
         });
-        let analysis = session.analysis.as_ref().map(|a| {
-            let searched = session.position(a.ply);
-            let mover = searched.to_move();
-            AnalysisView {
-                ply: a.ply,
-                mover: mover.index(),
-                sims: a.sims,
-                value: a.value,
-                value_for_human: value_for(a.value, mover, human),
-                played: a.played.map(|p| searched.format_action(p)),
-                moves: a
-                    .moves
-                    .iter()
-                    .map(|&(action, visits, share)| AnalysisMove {
-                        view: describe_move(searched, action),
-                        visits,
-                        share,
-                    })
-                    .collect(),
-            }
-        });
+        let analysis = session.analysis.as_ref().map(|a| analysis_view(session, a));
         State {
             id: id.to_string(),
             game: position.name(),
@@ -332,6 +305,45 @@ impl<G: Game> Engine<G> {
             result,
             analysis,
         }
+    }
+}
+
+/// How the game ended, seen by the person playing `human` (`resigned`: the agent resigned).
+fn result_view(outcome: Outcome, human: Player, resigned: bool) -> ResultView {
+    let (winner, for_human, text) = match outcome {
+        Outcome::Draw => (None, "draw", "a draw"),
+        Outcome::Win(p) if p == human => (Some(p.index()), "win", "you win"),
+        Outcome::Win(p) => (Some(p.index()), "loss", "the agent wins"),
+    };
+    ResultView {
+        winner,
+        score: outcome.score_string(),
+        for_human,
+        text,
+        resigned,
+    }
+}
+
+/// The page's view of `analysis`, a search of one of `session`'s positions.
+fn analysis_view<G: Game>(session: &Session<G>, analysis: &Analysis) -> AnalysisView {
+    let searched = session.position(analysis.ply);
+    let mover = searched.to_move();
+    AnalysisView {
+        ply: analysis.ply,
+        mover: mover.index(),
+        sims: analysis.sims,
+        value: analysis.value,
+        value_for_human: value_for(analysis.value, mover, session.human),
+        played: analysis.played.map(|p| searched.format_action(p)),
+        moves: analysis
+            .moves
+            .iter()
+            .map(|&(action, visits, share)| AnalysisMove {
+                view: describe_move(searched, action),
+                visits,
+                share,
+            })
+            .collect(),
     }
 }
 

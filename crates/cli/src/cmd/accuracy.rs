@@ -15,7 +15,7 @@ use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
 use zerosum_players::accuracy::{
     draw_positions, judge_games, score_agent, stages, JudgedGames, Judging, SolvedPosition, Stage,
-    StageScore,
+    StageScore, Tally,
 };
 use zerosum_players::{build_agent, PlayerSpec};
 use zerosum_store::playback::read_records;
@@ -113,28 +113,7 @@ fn accuracy<G: Game>(
     specs: &[PlayerSpec],
 ) -> Result<()> {
     let stages = game_stages(initial, args.min_plies);
-    let mut too_hard = vec![0; stages.len()];
-    let positions = match &args.load {
-        Some(path) => load(path, initial, &stages)?,
-        None => {
-            let bar = job_bar((stages.len() * args.positions) as u64, "solving positions");
-            let drawn = draw_positions(
-                initial,
-                &stages,
-                args.positions,
-                config.seed,
-                args.max_nodes,
-                |_| bar.inc(1),
-            )?;
-            bar.finish_and_clear();
-            too_hard = drawn.too_hard;
-            let positions = drawn.positions;
-            if let Some(path) = &args.save {
-                save(path, &positions)?;
-            }
-            positions
-        }
-    };
+    let (positions, too_hard) = solved_positions(initial, config, args, &stages)?;
     let used: Vec<&Stage> = stages
         .iter()
         .filter(|s| positions.iter().any(|p| p.stage == s.name))
@@ -164,6 +143,47 @@ fn accuracy<G: Game>(
         );
     }
     let stage_list: Vec<Stage> = used.into_iter().cloned().collect();
+    let rows = score_players(initial, config, args, specs, &positions, &stage_list)?;
+    print_scores(&rows, &stage_list);
+    Ok(())
+}
+
+/// The positions to score players on, loaded (`--load`) or drawn, solved and saved
+/// (`--save`), and how many of each stage were skipped as too hard to solve.
+fn solved_positions<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    args: &Args,
+    stages: &[Stage],
+) -> Result<(Vec<SolvedPosition>, Vec<usize>)> {
+    if let Some(path) = &args.load {
+        return Ok((load(path, initial, stages)?, vec![0; stages.len()]));
+    }
+    let bar = job_bar((stages.len() * args.positions) as u64, "solving positions");
+    let drawn = draw_positions(
+        initial,
+        stages,
+        args.positions,
+        config.seed,
+        args.max_nodes,
+        |_| bar.inc(1),
+    )?;
+    bar.finish_and_clear();
+    if let Some(path) = &args.save {
+        save(path, &drawn.positions)?;
+    }
+    Ok((drawn.positions, drawn.too_hard))
+}
+
+/// Each player's name and scores by stage on `positions`.
+fn score_players<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    args: &Args,
+    specs: &[PlayerSpec],
+    positions: &[SolvedPosition],
+    stages: &[Stage],
+) -> Result<Vec<(String, Vec<StageScore>)>> {
     let sims = args.sims.unwrap_or(config.play_simulations());
     super::common::use_match_threads(config);
     let device = parse_device(&config.device)?;
@@ -179,25 +199,25 @@ fn accuracy<G: Game>(
         )?;
         let bar = job_bar(positions.len() as u64, text);
         let mut rng = SmallRng::seed_from_u64(config.seed ^ 0x5eed);
-        let scores = score_agent(
-            initial,
-            agent.as_mut(),
-            &positions,
-            &stage_list,
-            &mut rng,
-            || bar.inc(1),
-        )?;
+        let scores = score_agent(initial, agent.as_mut(), positions, stages, &mut rng, || {
+            bar.inc(1)
+        })?;
         bar.finish_and_clear();
         rows.push((text.clone(), scores));
     }
+    Ok(rows)
+}
+
+/// The table of each player's share of optimal moves, by stage and in all.
+fn print_scores(rows: &[(String, Vec<StageScore>)], stages: &[Stage]) {
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(30) + 2;
     println!();
     print!("{:<width$}", "optimal moves (95% interval)");
-    for stage in &stage_list {
+    for stage in stages {
         print!("  {:>16}", stage.name);
     }
     println!("  {:>16}", "all");
-    for (name, scores) in &rows {
+    for (name, scores) in rows {
         print!("{name:<width$}");
         for score in scores {
             print!(
@@ -213,7 +233,6 @@ fn accuracy<G: Game>(
             100.0 * optimal as f64 / total.max(1) as f64
         );
     }
-    Ok(())
 }
 
 /// Pons's stages for `initial`'s board, the first from `min_plies` moves played.
@@ -329,17 +348,7 @@ fn judge<G: Game>(
     })?;
     bar.finish_and_clear();
     if let Some(save_path) = &args.save {
-        let mut seen = std::collections::HashSet::new();
-        erred.retain(|p| seen.insert(p.moves.clone()));
-        save(save_path, &erred)?;
-        println!(
-            "{} positions where a move erred saved to {}: score players on them with \
-             `zerosum accuracy PLAYER... --game {} --load {}`",
-            erred.len(),
-            save_path.display(),
-            initial.name(),
-            save_path.display()
-        );
+        save_erred(save_path, &mut erred, initial)?;
     }
     println!(
         "{}: {} games of {}, moves judged from {} moves played{}",
@@ -355,6 +364,31 @@ fn judge<G: Game>(
             ),
         }
     );
+    print_tallies(&tallies);
+    print_losses(&tallies);
+    Ok(())
+}
+
+/// Keeps the positions in `erred` once each and saves them to `path`; says how to score
+/// players on them.
+fn save_erred<G: Game>(path: &Path, erred: &mut Vec<SolvedPosition>, initial: &G) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    erred.retain(|p| seen.insert(p.moves.clone()));
+    save(path, erred)?;
+    println!(
+        "{} positions where a move erred saved to {}: score players on them with \
+         `zerosum accuracy PLAYER... --game {} --load {}`",
+        erred.len(),
+        path.display(),
+        initial.name(),
+        path.display()
+    );
+    Ok(())
+}
+
+/// The table of each player's games, judged moves, share of optimal ones and errors by
+/// kind.
+fn print_tallies(tallies: &[(String, Tally)]) {
     let width = tallies.iter().map(|t| t.0.len()).max().unwrap_or(0).max(6) + 2;
     println!(
         "\n{:<width$}{:>6}  {:>14}  {:>7}  {:>22}  {:>9}  {:>9}  {:>10}",
@@ -367,7 +401,7 @@ fn judge<G: Game>(
         "win>loss",
         "draw>loss"
     );
-    for (name, t) in &tallies {
+    for (name, t) in tallies {
         let score = StageScore {
             stage: String::new(),
             optimal: t.judged - t.errors.iter().sum::<usize>(),
@@ -385,7 +419,11 @@ fn judge<G: Game>(
             t.errors[2]
         );
     }
-    for (name, t) in &tallies {
+}
+
+/// For each player that lost games, how many it lost after an error of its own.
+fn print_losses(tallies: &[(String, Tally)]) {
+    for (name, t) in tallies {
         let lost = t.games - t.wins - t.draws;
         if lost == 0 {
             continue;
@@ -400,5 +438,4 @@ fn judge<G: Game>(
             t.lost_after_error, t.lost_all_along
         );
     }
-    Ok(())
 }

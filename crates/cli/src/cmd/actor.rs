@@ -48,13 +48,7 @@ pub fn run(args: Args) -> Result<()> {
         );
     }
     if let Some(id) = &args.id {
-        if id.is_empty()
-            || !id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        {
-            bail!("--id {id:?}: use letters, digits, '-', '_' and '.' only");
-        }
+        check_id(id)?;
     }
     zerosum_nn::init_torch(config.seed, config.torch_threads);
     let stop = Arc::new(AtomicBool::new(false));
@@ -92,5 +86,17 @@ pub fn run(args: Args) -> Result<()> {
             String::new()
         }
     );
+    Ok(())
+}
+
+/// Refuses an `--id` that could not be part of a batch name.
+fn check_id(id: &str) -> Result<()> {
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        bail!("--id {id:?}: use letters, digits, '-', '_' and '.' only");
+    }
     Ok(())
 }

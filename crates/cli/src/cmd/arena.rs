@@ -1,5 +1,9 @@
 //! `zerosum arena A B`: a match between two players.
 
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
 use anyhow::{Context, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -7,6 +11,7 @@ use zerosum_config::ResolvedConfig;
 use zerosum_games::{with_game, Game, RecordTags};
 use zerosum_nn::parse_device;
 use zerosum_players::{build_agent, play_match_with_openings, Agent, PlayerSpec};
+use zerosum_store::GameRecord;
 
 use super::common::GameArgs;
 use crate::human::HumanAgent;
@@ -83,29 +88,8 @@ fn arena<G: Game>(
     let mut player_a = agent(a, initial, config, sims, config.seed.wrapping_mul(31) ^ 1)?;
     let mut player_b = agent(b, initial, config, sims, config.seed.wrapping_mul(31) ^ 2)?;
     let mut rng = SmallRng::seed_from_u64(config.seed);
-    let mut save = match &args.save {
-        Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path)
-                .with_context(|| format!("cannot write {}", path.display()))?,
-        )),
-        None => None,
-    };
-    // The same games in the standard format, where the game has one.
-    let standard_format = super::export::standard_extension(initial);
-    let mut standard = match (&args.save, standard_format) {
-        (Some(path), Some(extension)) => {
-            let path = super::export::standard_path(path, extension);
-            let file = std::fs::File::create(&path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            Some(std::io::BufWriter::new(file))
-        }
-        _ => None,
-    };
-    let event = format!("zerosum arena {} vs {}", args.player_a, args.player_b);
-    let date = super::export::today();
-    let mut round = 0;
+    let mut saver = Saver::create(initial, args)?;
     let bar = indicatif::ProgressBar::new(args.games as u64);
-    let mut write_error = None;
     let report = play_match_with_openings(
         initial,
         player_a.as_mut(),
@@ -119,53 +103,110 @@ fn arena<G: Game>(
                 so_far.wins, so_far.draws, so_far.losses
             ));
             bar.inc(1);
-            if let Some(out) = &mut save {
-                use std::io::Write;
-                // Flushed after each game: a match stopped part-way keeps every game it finished.
-                if let Err(e) = writeln!(
-                    out,
-                    "{}",
-                    serde_json::to_string(record).expect("records serialise")
-                )
-                .and_then(|()| out.flush())
-                {
-                    write_error.get_or_insert(e);
-                }
-            }
-            round += 1;
-            if let Some(out) = &mut standard {
-                use std::io::Write;
-                let tags = RecordTags {
-                    event: event.clone(),
-                    players: record.players.clone(),
-                    result: None,
-                    date: Some(date.clone()),
-                    round: Some(round),
-                };
-                let (_, text) = initial
-                    .standard_record(&record.actions, &tags)
-                    .expect("this game has a standard format: it gave one above");
-                let separator = if round > 1 { "\n" } else { "" };
-                if let Err(e) = write!(out, "{separator}{text}").and_then(|()| out.flush()) {
-                    write_error.get_or_insert(e);
-                }
-            }
+            saver.save(initial, record);
         },
     )?;
     bar.finish_and_clear();
-    let cannot_write = || {
-        let path = args.save.as_deref().unwrap_or(std::path::Path::new(""));
-        format!(
-            "cannot write the games to {} (or beside it)",
-            path.display()
-        )
-    };
-    if let Some(e) = write_error {
-        return Err(anyhow::Error::from(e).context(cannot_write()));
-    }
-    for out in [save.as_mut(), standard.as_mut()].into_iter().flatten() {
-        std::io::Write::flush(out).with_context(cannot_write)?;
-    }
+    saver.finish(args.save.as_deref())?;
     println!("{report}");
     Ok(())
+}
+
+/// Where `--save` puts the match's games: JSON lines, and the same games in the game's
+/// standard format beside them where it has one.
+struct Saver {
+    json: Option<BufWriter<File>>,
+    standard: Option<BufWriter<File>>,
+    event: String,
+    date: String,
+    /// Games saved so far.
+    round: usize,
+    /// The first write that failed; the match goes on, and [`Saver::finish`] reports it.
+    error: Option<std::io::Error>,
+}
+
+impl Saver {
+    /// Creates the files `args` asks for (none without `--save`).
+    fn create<G: Game>(initial: &G, args: &Args) -> Result<Saver> {
+        let json = match &args.save {
+            Some(path) => {
+                Some(BufWriter::new(File::create(path).with_context(|| {
+                    format!("cannot write {}", path.display())
+                })?))
+            }
+            None => None,
+        };
+        let standard_format = super::export::standard_extension(initial);
+        let standard = match (&args.save, standard_format) {
+            (Some(path), Some(extension)) => {
+                let path = super::export::standard_path(path, extension);
+                let file = File::create(&path)
+                    .with_context(|| format!("cannot create {}", path.display()))?;
+                Some(BufWriter::new(file))
+            }
+            _ => None,
+        };
+        Ok(Saver {
+            json,
+            standard,
+            event: format!("zerosum arena {} vs {}", args.player_a, args.player_b),
+            date: super::export::today(),
+            round: 0,
+            error: None,
+        })
+    }
+
+    /// Writes one finished game to each file, flushed, so that a match stopped part-way
+    /// keeps every game it finished; keeps the first error.
+    fn save<G: Game>(&mut self, initial: &G, record: &GameRecord) {
+        if let Some(out) = &mut self.json {
+            if let Err(e) = writeln!(
+                out,
+                "{}",
+                serde_json::to_string(record).expect("records serialise")
+            )
+            .and_then(|()| out.flush())
+            {
+                self.error.get_or_insert(e);
+            }
+        }
+        self.round += 1;
+        if let Some(out) = &mut self.standard {
+            let tags = RecordTags {
+                event: self.event.clone(),
+                players: record.players.clone(),
+                result: None,
+                date: Some(self.date.clone()),
+                round: Some(self.round),
+            };
+            let (_, text) = initial
+                .standard_record(&record.actions, &tags)
+                .expect("this game has a standard format: it gave one above");
+            let separator = if self.round > 1 { "\n" } else { "" };
+            if let Err(e) = write!(out, "{separator}{text}").and_then(|()| out.flush()) {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+
+    /// The first write error, if any, else the files flushed; errors name `save`.
+    fn finish(mut self, save: Option<&Path>) -> Result<()> {
+        let cannot_write = || {
+            let path = save.unwrap_or(Path::new(""));
+            format!(
+                "cannot write the games to {} (or beside it)",
+                path.display()
+            )
+        };
+        if let Some(e) = self.error {
+            return Err(anyhow::Error::from(e).context(cannot_write()));
+        }
+        for out in [self.json.as_mut(), self.standard.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            out.flush().with_context(cannot_write)?;
+        }
+        Ok(())
+    }
 }

@@ -18,6 +18,7 @@ use zerosum_nn::{
 use zerosum_search::{
     search_one, EvalCache, Evaluator, RolloutEvaluator, SearchConfig, Tree, UniformEvaluator,
 };
+use zerosum_train::self_play::SelfPlayCounters;
 use zerosum_train::{run_self_play, Lineup};
 
 use super::common::{resolve_with_checkpoint, GameArgs};
@@ -109,6 +110,28 @@ impl Summary {
     fn add(&mut self, key: &str, value: impl std::fmt::Display) {
         self.fields.push((key.to_string(), value.to_string()));
     }
+
+    /// Adds each precision's bare forward rate at the last batch size of `forward`.
+    fn add_forward(&mut self, forward: &[(usize, Vec<f64>)], precisions: &[Precision]) {
+        if let Some(&(batch, ref rates)) = forward.last() {
+            for (precision, rate) in precisions.iter().zip(rates) {
+                self.add(
+                    &format!("forward_{}_{batch}", precision.name()),
+                    rate.round(),
+                );
+            }
+        }
+    }
+
+    /// `summary: key=value ...`.
+    fn line(&self) -> String {
+        let line: Vec<String> = self
+            .fields
+            .iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect();
+        format!("summary: {}", line.join(" "))
+    }
 }
 
 fn bench<G: Game>(
@@ -140,14 +163,7 @@ fn bench<G: Game>(
     let mut forward = Vec::new();
     if wants(Section::Forward) || wants(Section::SelfPlay) {
         forward = forward_rates(initial, &model, args, precisions, budget, &mut rng)?;
-        if let Some(&(batch, ref rates)) = forward.last() {
-            for (precision, rate) in precisions.iter().zip(rates) {
-                summary.add(
-                    &format!("forward_{}_{batch}", precision.name()),
-                    rate.round(),
-                );
-            }
-        }
+        summary.add_forward(&forward, precisions);
     }
     if wants(Section::SelfPlay) {
         self_play_rate(
@@ -170,12 +186,7 @@ fn bench<G: Game>(
     if wants(Section::Search) {
         search_rate(initial, args.search_sims, &mut rng, &mut summary);
     }
-    let line: Vec<String> = summary
-        .fields
-        .iter()
-        .map(|(key, value)| format!("{key}={value}"))
-        .collect();
-    println!("summary: {}", line.join(" "));
+    println!("{}", summary.line());
     Ok(())
 }
 
@@ -278,29 +289,7 @@ fn self_play_rate<G: Game>(
     } else {
         run.self_play.batch_games
     };
-    let stop = AtomicBool::new(false);
-    let counters = std::thread::scope(|scope| {
-        if let Some(seconds) = args.self_play_seconds {
-            let stop = &stop;
-            scope.spawn(move || {
-                let end = Instant::now() + Duration::from_secs_f64(seconds);
-                while !stop.load(Ordering::Relaxed) && Instant::now() < end {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                stop.store(true, Ordering::Relaxed);
-            });
-        }
-        let counters = run_self_play(
-            initial,
-            &run,
-            Lineup::alone(model, games)?,
-            rng,
-            &stop,
-            |_| Ok(()),
-        );
-        stop.store(true, Ordering::Relaxed);
-        counters
-    })?;
+    let counters = timed_self_play(initial, &run, model, games, args.self_play_seconds, rng)?;
     let seconds = counters.seconds.max(1e-9);
     let eval_rate = counters.evaluations as f64 / seconds;
     let mean_batch = counters.mean_batch();
@@ -327,17 +316,19 @@ fn self_play_rate<G: Game>(
     println!("  {eval_rate:>10.0} network evaluations/s at a mean batch of {mean_batch:.1}");
     summary.add("selfplay_evals", eval_rate.round());
     summary.add("selfplay_mean_batch", format!("{mean_batch:.1}"));
-    let column = precisions.iter().position(|&p| p == precision);
-    // The bare rate at the largest batch the network could see: the smallest measured
-    // batch that large, or the largest measured.
-    let ceiling = column.and_then(|c| {
-        let row = forward
-            .iter()
-            .filter(|(b, _)| *b >= ceiling_batch)
-            .min_by_key(|(b, _)| *b)
-            .or_else(|| forward.iter().max_by_key(|(b, _)| *b));
-        row.map(|(b, rates)| (*b, rates[c]))
-    });
+    let ceiling = bare_ceiling(forward, precisions, precision, ceiling_batch);
+    report_ceiling(eval_rate, ceiling, precision, summary);
+    Ok(())
+}
+
+/// Says what share of the bare forward rate `ceiling`, `(batch, rate)`, of `precision`
+/// self-play's `eval_rate` reached, or that there is none to compare with.
+fn report_ceiling(
+    eval_rate: f64,
+    ceiling: Option<(usize, f64)>,
+    precision: Precision,
+    summary: &mut Summary,
+) {
     match ceiling {
         Some((batch, rate)) => {
             println!(
@@ -353,7 +344,62 @@ fn self_play_rate<G: Game>(
             precision.name()
         ),
     }
-    Ok(())
+}
+
+/// Self-play of `games` games of `model` as `run` plays them, stopped after `seconds`
+/// (the games in progress abandoned) when given.
+fn timed_self_play<G: Game>(
+    initial: &G,
+    run: &RunConfig,
+    model: &Model,
+    games: usize,
+    seconds: Option<f64>,
+    rng: &mut SmallRng,
+) -> Result<SelfPlayCounters> {
+    let stop = AtomicBool::new(false);
+    let counters = std::thread::scope(|scope| {
+        if let Some(seconds) = seconds {
+            let stop = &stop;
+            scope.spawn(move || {
+                let end = Instant::now() + Duration::from_secs_f64(seconds);
+                while !stop.load(Ordering::Relaxed) && Instant::now() < end {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                stop.store(true, Ordering::Relaxed);
+            });
+        }
+        let counters = run_self_play(
+            initial,
+            run,
+            Lineup::alone(model, games)?,
+            rng,
+            &stop,
+            |_| Ok(()),
+        );
+        stop.store(true, Ordering::Relaxed);
+        counters
+    })?;
+    Ok(counters)
+}
+
+/// `(batch, rate)`: the bare forward rate of `precision` at the largest batch the network
+/// could see, `ceiling_batch`: at the smallest measured batch that large, or the largest
+/// measured; `None` when `precision` was not measured.
+fn bare_ceiling(
+    forward: &[(usize, Vec<f64>)],
+    precisions: &[Precision],
+    precision: Precision,
+    ceiling_batch: usize,
+) -> Option<(usize, f64)> {
+    let column = precisions.iter().position(|&p| p == precision);
+    column.and_then(|c| {
+        let row = forward
+            .iter()
+            .filter(|(b, _)| *b >= ceiling_batch)
+            .min_by_key(|(b, _)| *b)
+            .or_else(|| forward.iter().max_by_key(|(b, _)| *b));
+        row.map(|(b, rates)| (*b, rates[c]))
+    })
 }
 
 /// A training batch of `size` random positions with uniform policy targets.

@@ -54,42 +54,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<()> {
-    let mut contenders = Vec::new();
-    let mut texts = Vec::new();
-    for path in &args.configs {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config {}", path.display()))?;
-        let config = RunConfig::from_toml(&text, &[])
-            .with_context(|| format!("config {}", path.display()))?;
-        contenders.push(Contender {
-            name: contender_name(path),
-            config,
-        });
-        texts.push(text);
-    }
-    // Variants change the first config's text, as `--set` does.
-    let base = &texts[0];
-    for variant in &args.variants {
-        let Some((name, sets)) = variant.split_once(':') else {
-            bail!("--variant {variant}: expected NAME:KEY=VALUE;KEY=VALUE");
-        };
-        // The name is a folder inside --out: nothing that could lead out of it.
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-            || name.starts_with('.')
-        {
-            bail!("--variant {variant}: name the recipe with letters, digits, -, _ and .");
-        }
-        let overrides: Vec<String> = sets.split(';').map(str::to_string).collect();
-        let config =
-            RunConfig::from_toml(base, &overrides).with_context(|| format!("--variant {name}"))?;
-        contenders.push(Contender {
-            name: name.to_string(),
-            config,
-        });
-    }
+    let contenders = contenders(&args)?;
     if let Some(name) = duplicate_name(&contenders) {
         bail!("two recipes are named {name}: their runs would share a folder");
     }
@@ -142,6 +107,51 @@ pub fn run(args: Args) -> Result<()> {
     println!("\n{table}");
     println!("written to {}", args.out.join("comparison.md").display());
     Ok(())
+}
+
+/// The recipes: one per config file, then the `--variant`s of the first.
+fn contenders(args: &Args) -> Result<Vec<Contender>> {
+    let mut contenders = Vec::new();
+    let mut texts = Vec::new();
+    for path in &args.configs {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let config = RunConfig::from_toml(&text, &[])
+            .with_context(|| format!("config {}", path.display()))?;
+        contenders.push(Contender {
+            name: contender_name(path),
+            config,
+        });
+        texts.push(text);
+    }
+    for variant in &args.variants {
+        contenders.push(variant_of(&texts[0], variant)?);
+    }
+    Ok(contenders)
+}
+
+/// The recipe `--variant NAME:KEY=VALUE;...` makes of the config text `base`, changed as
+/// `--set` changes it.
+fn variant_of(base: &str, variant: &str) -> Result<Contender> {
+    let Some((name, sets)) = variant.split_once(':') else {
+        bail!("--variant {variant}: expected NAME:KEY=VALUE;KEY=VALUE");
+    };
+    // The name is a folder inside --out: nothing that could lead out of it.
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        || name.starts_with('.')
+    {
+        bail!("--variant {variant}: name the recipe with letters, digits, -, _ and .");
+    }
+    let overrides: Vec<String> = sets.split(';').map(str::to_string).collect();
+    let config =
+        RunConfig::from_toml(base, &overrides).with_context(|| format!("--variant {name}"))?;
+    Ok(Contender {
+        name: name.to_string(),
+        config,
+    })
 }
 
 /// A name two contenders share, if any.

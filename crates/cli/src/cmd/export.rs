@@ -33,17 +33,40 @@ pub fn run(args: Args) -> Result<()> {
             args.file.display()
         );
     }
+    let (extension, text) = standard_text(&args.file, &records)?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| standard_path(&args.file, extension));
+    if same_file(&out, &args.file) {
+        bail!(
+            "{}: --out names the record file itself; choose another file",
+            out.display()
+        );
+    }
+    std::fs::write(&out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    println!(
+        "wrote {} game{} to {}",
+        records.len(),
+        if records.len() == 1 { "" } else { "s" },
+        out.display()
+    );
+    Ok(())
+}
+
+/// Every record of `file` (`(line, record)`, at least one) in their games' standard
+/// format, `(extension, text)`: one format per file.
+fn standard_text(file: &Path, records: &[(usize, GameRecord)]) -> Result<(&'static str, String)> {
     let event = format!(
         "zerosum {}",
-        args.file
-            .file_name()
+        file.file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned())
     );
     let mut extension = None;
     let mut text = String::new();
     for (index, (line, record)) in records.iter().enumerate() {
         let bad = |reason: String| zerosum_store::StoreError::BadRecord {
-            path: args.file.clone(),
+            path: file.to_path_buf(),
             line: *line,
             reason,
         };
@@ -69,24 +92,7 @@ pub fn run(args: Args) -> Result<()> {
         text.push_str(&game_text);
     }
     let extension = extension.expect("the file holds at least one game");
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| standard_path(&args.file, extension));
-    if same_file(&out, &args.file) {
-        bail!(
-            "{}: --out names the record file itself; choose another file",
-            out.display()
-        );
-    }
-    std::fs::write(&out, text).with_context(|| format!("cannot write {}", out.display()))?;
-    println!(
-        "wrote {} game{} to {}",
-        records.len(),
-        if records.len() == 1 { "" } else { "s" },
-        out.display()
-    );
-    Ok(())
+    Ok((extension, text))
 }
 
 /// `record` in its game's standard format, `(extension, text)`, after checking every move;

@@ -4,9 +4,10 @@ use anyhow::Result;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use zerosum_config::ResolvedConfig;
-use zerosum_games::{with_game, Game, Player};
+use zerosum_games::{with_game, Action, Game, Outcome, Player};
 use zerosum_nn::parse_device;
-use zerosum_players::build_agent;
+use zerosum_players::resign::Resignation;
+use zerosum_players::{build_agent, Agent};
 
 use super::common::{resolve_with_checkpoint, AgentArgs, GameArgs, ResignArgs};
 use crate::human::{read_move, HumanInput};
@@ -36,18 +37,7 @@ pub fn run(args: Args) -> Result<()> {
 }
 
 fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()> {
-    let chosen = args.agent.choose(&initial.name(), config)?;
-    super::common::use_match_threads(config);
-    let device = parse_device(&config.device)?;
-    let mut agent = build_agent(
-        &chosen.spec,
-        initial,
-        &config.search,
-        chosen.sims,
-        device,
-        config.seed,
-    )?;
-    chosen.announce();
+    let mut agent = agent_for(initial, config, args)?;
     let mut rng = SmallRng::seed_from_u64(config.seed);
     let human = if args.first == First::Human {
         Player::FIRST
@@ -68,11 +58,7 @@ fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()
             .clone();
         if let Some(outcome) = position.outcome() {
             println!("{position}");
-            let verdict = match outcome {
-                zerosum_games::Outcome::Draw => "a draw".to_string(),
-                zerosum_games::Outcome::Win(p) if p == human => "you win".to_string(),
-                zerosum_games::Outcome::Win(_) => "the agent wins".to_string(),
-            };
+            let verdict = verdict(outcome, human);
             println!("game over: {} ({verdict})", outcome.score_string());
             return Ok(());
         }
@@ -84,56 +70,117 @@ fn play<G: Game>(initial: &G, config: &ResolvedConfig, args: &Args) -> Result<()
                     next.apply(action);
                     history.push(next);
                 }
-                HumanInput::Undo => {
-                    // Back to the previous position where it was the human's turn.
-                    let keep = history
-                        .iter()
-                        .rposition(|p| !p.is_terminal() && p.to_move() == human);
-                    let before = history[..keep.unwrap_or(0)]
-                        .iter()
-                        .rposition(|p| p.to_move() == human);
-                    match before {
-                        Some(index) => {
-                            history.truncate(index + 1);
-                            agent.reset();
-                            if let Some(resignation) = &mut resignation {
-                                resignation.reset();
-                            }
-                        }
-                        None => println!("nothing to undo"),
-                    }
-                }
+                HumanInput::Undo => undo(&mut history, agent.as_mut(), resignation.as_mut(), human),
                 HumanInput::Quit => {
                     println!("bye");
                     return Ok(());
                 }
             }
         } else {
-            let choice = agent.choose(&position, &mut rng)?;
-            if let Some(resignation) = &mut resignation {
-                if resignation.resigns(choice.value) {
-                    println!(
-                        "the agent resigns: value {:+.2} for itself, its third move in a row at {:+.2} or less",
-                        choice.value.unwrap_or_default(),
-                        resignation.below(),
-                    );
-                    let won = zerosum_games::Outcome::Win(human).score_string();
-                    println!("game over: {won} (the agent resigns; you win)");
-                    return Ok(());
-                }
-            }
-            let value = choice
-                .value
-                .map(|v| format!(", value {v:+.2} for itself"))
-                .unwrap_or_default();
-            println!(
-                "agent plays {}{value}",
-                position.format_action(choice.action)
-            );
-            agent.observe(&position, choice.action);
+            let Some(action) = agent_move(
+                agent.as_mut(),
+                &position,
+                &mut rng,
+                resignation.as_mut(),
+                human,
+            )?
+            else {
+                return Ok(());
+            };
             let mut next = position.clone();
-            next.apply(choice.action);
+            next.apply(action);
             history.push(next);
         }
     }
+}
+
+/// How the game ended, for the person playing `human`.
+fn verdict(outcome: Outcome, human: Player) -> &'static str {
+    match outcome {
+        Outcome::Draw => "a draw",
+        Outcome::Win(p) if p == human => "you win",
+        Outcome::Win(_) => "the agent wins",
+    }
+}
+
+/// The agent the person plays, announced.
+fn agent_for<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    args: &Args,
+) -> Result<Box<dyn Agent<G>>> {
+    let chosen = args.agent.choose(&initial.name(), config)?;
+    super::common::use_match_threads(config);
+    let device = parse_device(&config.device)?;
+    let agent = build_agent(
+        &chosen.spec,
+        initial,
+        &config.search,
+        chosen.sims,
+        device,
+        config.seed,
+    )?;
+    chosen.announce();
+    Ok(agent)
+}
+
+/// Takes `history` back to the previous position where it was `human`'s turn, before the
+/// one the person is at, and has the agent and `resignation` start over; says so when
+/// there is none.
+fn undo<G: Game>(
+    history: &mut Vec<G>,
+    agent: &mut dyn Agent<G>,
+    resignation: Option<&mut Resignation>,
+    human: Player,
+) {
+    let keep = history
+        .iter()
+        .rposition(|p| !p.is_terminal() && p.to_move() == human);
+    let before = history[..keep.unwrap_or(0)]
+        .iter()
+        .rposition(|p| p.to_move() == human);
+    match before {
+        Some(index) => {
+            history.truncate(index + 1);
+            agent.reset();
+            if let Some(resignation) = resignation {
+                resignation.reset();
+            }
+        }
+        None => println!("nothing to undo"),
+    }
+}
+
+/// The agent's move at `position`, printed and passed to its `observe`; `None` when it
+/// resigns instead, which ends the game (printed too).
+fn agent_move<G: Game>(
+    agent: &mut dyn Agent<G>,
+    position: &G,
+    rng: &mut SmallRng,
+    resignation: Option<&mut Resignation>,
+    human: Player,
+) -> Result<Option<Action>> {
+    let choice = agent.choose(position, rng)?;
+    if let Some(resignation) = resignation {
+        if resignation.resigns(choice.value) {
+            println!(
+                "the agent resigns: value {:+.2} for itself, its third move in a row at {:+.2} or less",
+                choice.value.unwrap_or_default(),
+                resignation.below(),
+            );
+            let won = Outcome::Win(human).score_string();
+            println!("game over: {won} (the agent resigns; you win)");
+            return Ok(None);
+        }
+    }
+    let value = choice
+        .value
+        .map(|v| format!(", value {v:+.2} for itself"))
+        .unwrap_or_default();
+    println!(
+        "agent plays {}{value}",
+        position.format_action(choice.action)
+    );
+    agent.observe(position, choice.action);
+    Ok(Some(choice.action))
 }

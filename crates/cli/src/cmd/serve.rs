@@ -1,7 +1,7 @@
 //! `zerosum serve`: play the agent in a web browser, on a page served on localhost.
 
 use std::io::Write;
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -67,23 +67,7 @@ fn serve<G: Game>(
     let listener = TcpListener::bind((args.host.as_str(), args.port))
         .with_context(|| format!("cannot listen on {}:{}", args.host, args.port))?;
     let address = listener.local_addr()?;
-    let hosts = if address.ip().is_loopback() {
-        Hosts::Loopback
-    } else {
-        eprintln!(
-            "warning: listening on {address}, not the loopback: anyone who can reach it can play and use its CPU"
-        );
-        if address.ip().is_unspecified() {
-            Hosts::Any
-        } else {
-            // A bare IPv6 address is written in brackets in a Host header.
-            Hosts::Also(if args.host.contains(':') && !args.host.starts_with('[') {
-                format!("[{}]", args.host)
-            } else {
-                args.host.clone()
-            })
-        }
-    };
+    let hosts = allowed_hosts(address, &args.host);
     let factory = AgentFactory {
         initial: initial.clone(),
         spec: chosen.spec.clone(),
@@ -120,4 +104,25 @@ fn serve<G: Game>(
     };
     zerosum_web::serve(listener, engine, limits).context("the server stopped")?;
     Ok(())
+}
+
+/// The Host headers a server listening on `address` (named `host` on the command line)
+/// accepts; warns that anyone who can reach it can play unless it is the loopback.
+fn allowed_hosts(address: SocketAddr, host: &str) -> Hosts {
+    if address.ip().is_loopback() {
+        return Hosts::Loopback;
+    }
+    eprintln!(
+        "warning: listening on {address}, not the loopback: anyone who can reach it can play and use its CPU"
+    );
+    if address.ip().is_unspecified() {
+        Hosts::Any
+    } else {
+        // A bare IPv6 address is written in brackets in a Host header.
+        Hosts::Also(if host.contains(':') && !host.starts_with('[') {
+            format!("[{host}]")
+        } else {
+            host.to_string()
+        })
+    }
 }

@@ -4,12 +4,12 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
-use zerosum_config::Mode;
+use zerosum_config::{Mode, RunConfig};
 use zerosum_games::registry::parse_game;
 use zerosum_games::with_game;
 use zerosum_store::names;
 use zerosum_train::{
-    open_run, train_with, OpenRequest, OpenRun, Opening, TrainError, TrainOptions,
+    open_run, train_with, NewRun, OpenRequest, OpenRun, Opening, TrainError, TrainOptions,
 };
 
 use super::common::{outbox_dir, print_warnings, stop_on_signals, GameArgs};
@@ -53,22 +53,7 @@ pub fn run(mut args: Args) -> Result<()> {
         let mode = format!("mode={}", zerosum_config::toml_string("async"));
         args.game.overrides.push(mode);
     }
-    // A run that exists continues with its own config (and any --set on top), however it
-    // was named; without --run, the new run's game names it.
-    let (location, new) = match &args.run {
-        Some(location) => {
-            let named = args.game.names_a_config();
-            (
-                location.clone(),
-                named.then(|| args.game.new_run()).transpose()?,
-            )
-        }
-        None => {
-            let new = args.game.new_run()?;
-            let game = parse_game(&new.config()?.game)?;
-            (format!("runs/{}", game.short_name()), Some(new))
-        }
-    };
+    let (location, new) = location(&args)?;
     let OpenRun {
         store,
         game,
@@ -84,24 +69,7 @@ pub fn run(mut args: Args) -> Result<()> {
         game: args.game.game.clone(),
     })?;
     print_warnings(&warnings);
-    println!(
-        "training {} in {} ({} generations{}, {})",
-        config.game,
-        location,
-        config.generations,
-        if config.max_minutes > 0.0 {
-            format!(", at most {} minutes", config.max_minutes)
-        } else {
-            String::new()
-        },
-        match config.mode {
-            Mode::Sync => "synchronous".to_string(),
-            Mode::Async => format!(
-                "asynchronous, {} actor threads here",
-                args.actors.unwrap_or(config.self_play.threads)
-            ),
-        }
-    );
+    println!("{}", training_line(&config, &location, args.actors));
     let stop = Arc::new(AtomicBool::new(false));
     stop_on_signals(&stop)?;
     let options = TrainOptions {
@@ -128,4 +96,47 @@ pub fn run(mut args: Args) -> Result<()> {
         store.display(names::LATEST)
     );
     Ok(())
+}
+
+/// The run's location and, for a new run or one given a config, the run to create: a run
+/// that exists continues with its own config (and any --set on top), however it was named;
+/// without --run, the new run's game names it.
+fn location(args: &Args) -> Result<(String, Option<NewRun>)> {
+    Ok(match &args.run {
+        Some(location) => {
+            let named = args.game.names_a_config();
+            (
+                location.clone(),
+                named.then(|| args.game.new_run()).transpose()?,
+            )
+        }
+        None => {
+            let new = args.game.new_run()?;
+            let game = parse_game(&new.config()?.game)?;
+            (format!("runs/{}", game.short_name()), Some(new))
+        }
+    })
+}
+
+/// `training GAME in LOCATION (...)`: the run's length and mode, with `actors` threads
+/// here (default: the config's) when it is asynchronous.
+fn training_line(config: &RunConfig, location: &str, actors: Option<usize>) -> String {
+    format!(
+        "training {} in {} ({} generations{}, {})",
+        config.game,
+        location,
+        config.generations,
+        if config.max_minutes > 0.0 {
+            format!(", at most {} minutes", config.max_minutes)
+        } else {
+            String::new()
+        },
+        match config.mode {
+            Mode::Sync => "synchronous".to_string(),
+            Mode::Async => format!(
+                "asynchronous, {} actor threads here",
+                actors.unwrap_or(config.self_play.threads)
+            ),
+        }
+    )
 }

@@ -6,9 +6,11 @@ use std::sync::{Arc, Mutex};
 use anyhow::{bail, Result};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use zerosum_config::ResolvedConfig;
+use zerosum_games::chess::Chess;
 use zerosum_games::registry::AnyGame;
 use zerosum_games::Game;
-use zerosum_nn::{parse_device, NetEvaluator};
+use zerosum_nn::{parse_device, Device, NetEvaluator};
 use zerosum_search::{Algorithm, EvalCache, Evaluator, RolloutEvaluator};
 
 use super::common::{resolve_with_checkpoint, GameArgs};
@@ -46,40 +48,8 @@ pub fn run(mut args: Args) -> Result<()> {
     let AnyGame::Chess(initial) = game else {
         bail!("uci plays chess only, not {}", game.name());
     };
-    // Which network plays, at what budget unless --sims says, and what to say about it
-    // once it has loaded.
     let device = parse_device(&config.device)?;
-    let shipped = match &args.checkpoint {
-        Some(_) => None,
-        None => zerosum_players::shipped::load_for(&initial, device)?,
-    };
-    let (evaluator, shipped_sims, note): (Box<dyn Evaluator<_> + Send>, _, _) =
-        match (&args.checkpoint, shipped) {
-            (Some(path), _) => {
-                let model = zerosum_store::checkpoints::load_location(
-                    &path.to_string_lossy(),
-                    &initial,
-                    device,
-                )?;
-                (Box::new(NetEvaluator::new(model, &initial)), None, None)
-            }
-            (None, Some((model, network))) => (
-                Box::new(NetEvaluator::new(network, &initial)),
-                Some(model.sims),
-                Some(model.plays(&initial.name())),
-            ),
-            (None, None) => (
-                Box::new(RolloutEvaluator::new(config.seed, 1)),
-                None,
-                Some(format!(
-                    "{}: rollout MCTS plays",
-                    zerosum_players::shipped::none_for(&initial.name())
-                )),
-            ),
-        };
-    if let Some(note) = note {
-        eprintln!("note: {note}");
-    }
+    let (evaluator, shipped_sims) = evaluator(&args, &initial, &config, device)?;
     let sims = args.sims.or(shipped_sims).unwrap_or(DEFAULT_UCI_SIMS);
     // The Gumbel root plans a fixed budget up front; a UCI search stops when told.
     let mut search = config.search.clone();
@@ -99,4 +69,47 @@ pub fn run(mut args: Args) -> Result<()> {
     let mut engine = UciEngine::new(initial, searcher, out, settings);
     run_loop(&mut engine, std::io::BufReader::new(std::io::stdin()))?;
     Ok(())
+}
+
+/// Which network plays (`--checkpoint`, else the shipped model, else rollouts), and the
+/// shipped model's budget, which counts unless `--sims` says otherwise; says which plays
+/// once it has loaded, unless the checkpoint does.
+fn evaluator(
+    args: &Args,
+    initial: &Chess,
+    config: &ResolvedConfig,
+    device: Device,
+) -> Result<(Box<dyn Evaluator<Chess> + Send>, Option<usize>)> {
+    let shipped = match &args.checkpoint {
+        Some(_) => None,
+        None => zerosum_players::shipped::load_for(initial, device)?,
+    };
+    let (evaluator, shipped_sims, note): (Box<dyn Evaluator<_> + Send>, _, _) =
+        match (&args.checkpoint, shipped) {
+            (Some(path), _) => {
+                let model = zerosum_store::checkpoints::load_location(
+                    &path.to_string_lossy(),
+                    initial,
+                    device,
+                )?;
+                (Box::new(NetEvaluator::new(model, initial)), None, None)
+            }
+            (None, Some((model, network))) => (
+                Box::new(NetEvaluator::new(network, initial)),
+                Some(model.sims),
+                Some(model.plays(&initial.name())),
+            ),
+            (None, None) => (
+                Box::new(RolloutEvaluator::new(config.seed, 1)),
+                None,
+                Some(format!(
+                    "{}: rollout MCTS plays",
+                    zerosum_players::shipped::none_for(&initial.name())
+                )),
+            ),
+        };
+    if let Some(note) = note {
+        eprintln!("note: {note}");
+    }
+    Ok((evaluator, shipped_sims))
 }

@@ -16,8 +16,26 @@ const LINE_WIDTH: usize = 79;
 
 /// The PGN text of the game played from `initial` by `actions` (see the module docs).
 pub(super) fn write(initial: &Chess, actions: &[Action], tags: &RecordTags) -> String {
-    let mut position = initial.clone();
     let fen = initial.to_fen();
+    let (mut tokens, position) = movetext(initial, &fen, actions);
+    let result = tags.result.clone().unwrap_or_else(|| {
+        position
+            .outcome()
+            .map_or("*", |outcome| outcome.score_string())
+            .to_string()
+    });
+    tokens.push(result.clone());
+    let mut text = tag_pairs(tags, &result, &fen);
+    text.push('\n');
+    text.push_str(&wrap(&tokens, LINE_WIDTH));
+    text.push('\n');
+    text
+}
+
+/// The move numbers and SAN of the legal actions played from `initial` (whose FEN is
+/// `fen`), up to the first illegal one, and the position they reach.
+fn movetext(initial: &Chess, fen: &str, actions: &[Action]) -> (Vec<String>, Chess) {
+    let mut position = initial.clone();
     let mut number: u32 = fen
         .rsplit(' ')
         .next()
@@ -40,14 +58,12 @@ pub(super) fn write(initial: &Chess, actions: &[Action], tags: &RecordTags) -> S
         }
         position.apply(action);
     }
-    let result = tags.result.clone().unwrap_or_else(|| {
-        position
-            .outcome()
-            .map_or("*", |outcome| outcome.score_string())
-            .to_string()
-    });
-    tokens.push(result.clone());
+    (tokens, position)
+}
 
+/// The seven-tag roster, one line each, then `SetUp` and `FEN` unless `fen` is the
+/// initial position.
+fn tag_pairs(tags: &RecordTags, result: &str, fen: &str) -> String {
     let or_unknown = |text: &str| {
         if text.is_empty() {
             "?".to_string()
@@ -68,16 +84,13 @@ pub(super) fn write(initial: &Chess, actions: &[Action], tags: &RecordTags) -> S
         ("Round", round),
         ("White", or_unknown(&tags.players[0])),
         ("Black", or_unknown(&tags.players[1])),
-        ("Result", pgn_escape(&result)),
+        ("Result", pgn_escape(result)),
     ] {
         text.push_str(&format!("[{key} \"{value}\"]\n"));
     }
     if fen != START_FEN {
         text.push_str(&format!("[SetUp \"1\"]\n[FEN \"{fen}\"]\n"));
     }
-    text.push('\n');
-    text.push_str(&wrap(&tokens, LINE_WIDTH));
-    text.push('\n');
     text
 }
 

@@ -256,8 +256,38 @@ impl Solver {
             }
         }
         let alpha_in = alpha;
+        let mut best = -1i8;
+        for (_, cell) in self.ordered_moves(current, mask, next) {
+            // After the move the opponent is to move: its stones are `current ^ mask`.
+            let value = -self.negamax(current ^ mask, mask | cell, moves + 1, -beta, -alpha);
+            best = best.max(value);
+            alpha = alpha.max(value);
+            if alpha >= beta {
+                break;
+            }
+        }
+        if !self.exhausted {
+            self.store(slot, key, best, alpha_in, beta);
+        }
+        best
+    }
 
-        // Order: most winning cells made first, centre first among equals (stable sort).
+    /// Keeps `best`, searched on the window `[alpha_in, beta]`, in the table at `slot`: as
+    /// an upper bound if it failed low, a lower bound if it failed high, else as exact.
+    fn store(&mut self, slot: usize, key: u64, best: i8, alpha_in: i8, beta: i8) {
+        let bound = if best <= alpha_in {
+            UPPER
+        } else if best >= beta {
+            LOWER
+        } else {
+            EXACT
+        };
+        self.table[slot] = key << 8 | bound << 2 | (best + 1) as u64;
+    }
+
+    /// `(winning cells made, cell)` of each move in `next`, most winning cells made first,
+    /// centre first among equals (a stable sort).
+    fn ordered_moves(&self, current: u64, mask: u64, next: u64) -> Vec<(u32, u64)> {
         let mut candidates: Vec<(u32, u64)> = Vec::with_capacity(self.cols);
         for &col in &self.order {
             let column = ((1u64 << self.rows) - 1) << (col * self.column_bits);
@@ -268,29 +298,7 @@ impl Solver {
             }
         }
         candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
-
-        let mut best = -1i8;
-        for (_, cell) in candidates {
-            // After the move the opponent is to move: its stones are `current ^ mask`.
-            let value = -self.negamax(current ^ mask, mask | cell, moves + 1, -beta, -alpha);
-            best = best.max(value);
-            alpha = alpha.max(value);
-            if alpha >= beta {
-                break;
-            }
-        }
-        if self.exhausted {
-            return best;
-        }
-        let bound = if best <= alpha_in {
-            UPPER
-        } else if best >= beta {
-            LOWER
-        } else {
-            EXACT
-        };
-        self.table[slot] = key << 8 | bound << 2 | (best + 1) as u64;
-        best
+        candidates
     }
 }
 

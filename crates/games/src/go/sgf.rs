@@ -35,6 +35,46 @@ fn colour(player: Player) -> char {
 
 /// The SGF text of the game played from `initial` by `actions` (see the module docs).
 pub(super) fn write(initial: &Go, actions: &[Action], tags: &RecordTags) -> String {
+    let (moves, position) = move_nodes(initial, actions);
+    let result = tags.result.clone().or_else(|| {
+        position.outcome().map(|outcome| match outcome {
+            Outcome::Draw => "0".to_string(),
+            Outcome::Win(winner) => format!("{}+{}", colour(winner), position.score().abs()),
+        })
+    });
+    let mut text = root_node(initial, tags, result.as_deref().unwrap_or(""));
+    for line in moves.chunks(MOVES_PER_LINE) {
+        text.push('\n');
+        text.push_str(&line.concat());
+    }
+    text.push_str(")\n");
+    text
+}
+
+/// One node per legal action played from `initial` (up to the first illegal one), and the
+/// position they reach.
+fn move_nodes(initial: &Go, actions: &[Action]) -> (Vec<String>, Go) {
+    let size = initial.size();
+    let mut position = initial.clone();
+    let mut moves = Vec::with_capacity(actions.len());
+    for &action in actions {
+        if !position.is_legal(action) {
+            debug_assert!(false, "illegal action {action} in a record");
+            break;
+        }
+        moves.push(format!(
+            ";{}[{}]",
+            colour(position.to_move()),
+            point(size, action)
+        ));
+        position.apply(action);
+    }
+    (moves, position)
+}
+
+/// The root node, unclosed: the format, the board and rules, the tags, `result` (SGF's
+/// `RE`, left out when empty) and the setup of `initial`.
+fn root_node(initial: &Go, tags: &RecordTags, result: &str) -> String {
     let size = initial.size();
     let mut root = format!(
         "(;FF[4]GM[1]CA[UTF-8]AP[zerosum]SZ[{size}]KM[{}]RU[Tromp-Taylor]",
@@ -50,53 +90,32 @@ pub(super) fn write(initial: &Go, actions: &[Action], tags: &RecordTags) -> Stri
     property("DT", tags.date.as_deref().unwrap_or(""));
     property("PB", &tags.players[0]);
     property("PW", &tags.players[1]);
+    property("RE", result);
+    root.push_str(&setup(initial));
+    root
+}
 
-    let mut position = initial.clone();
-    let mut moves = Vec::with_capacity(actions.len());
-    for &action in actions {
-        if !position.is_legal(action) {
-            debug_assert!(false, "illegal action {action} in a record");
-            break;
-        }
-        moves.push(format!(
-            ";{}[{}]",
-            colour(position.to_move()),
-            point(size, action)
-        ));
-        position.apply(action);
-    }
-    let result = tags.result.clone().or_else(|| {
-        position.outcome().map(|outcome| match outcome {
-            Outcome::Draw => "0".to_string(),
-            Outcome::Win(winner) => format!("{}+{}", colour(winner), position.score().abs()),
-        })
-    });
-    property("RE", result.as_deref().unwrap_or(""));
-
-    let mut setup = [String::new(), String::new()];
+/// The stones on `initial`'s board (`AB`, `AW`) and, when white moves first, `PL[W]`.
+fn setup(initial: &Go) -> String {
+    let size = initial.size();
+    let mut text = String::new();
+    let mut stones = [String::new(), String::new()];
     for row in (0..size).rev() {
         for col in 0..size {
             if let Some(player) = initial.point(row, col) {
-                setup[player.index()].push_str(&format!("[{}]", point(size, row * size + col)));
+                stones[player.index()].push_str(&format!("[{}]", point(size, row * size + col)));
             }
         }
     }
-    for (key, stones) in ["AB", "AW"].into_iter().zip(&setup) {
+    for (key, stones) in ["AB", "AW"].into_iter().zip(&stones) {
         if !stones.is_empty() {
-            root.push_str(key);
-            root.push_str(stones);
+            text.push_str(key);
+            text.push_str(stones);
         }
     }
     if initial.to_move() != Player::FIRST {
-        root.push_str("PL[W]");
+        text.push_str("PL[W]");
     }
-
-    let mut text = root;
-    for line in moves.chunks(MOVES_PER_LINE) {
-        text.push('\n');
-        text.push_str(&line.concat());
-    }
-    text.push_str(")\n");
     text
 }
 

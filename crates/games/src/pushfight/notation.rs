@@ -113,32 +113,7 @@ impl PushFight {
             reason,
         };
         let mut game = PushFight::new();
-        let letters: Vec<char> = board.trim().chars().collect();
-        if letters.len() != NUM_SQUARES {
-            return Err(bad(format!("{} squares, not {NUM_SQUARES}", letters.len())));
-        }
-        for (s, &ch) in letters.iter().enumerate() {
-            let piece = |owner, pusher| Some(Piece { owner, pusher });
-            let piece = match ch {
-                '.' => None,
-                'O' | 'W' => piece(Player::FIRST, true),
-                'o' | 'w' => piece(Player::FIRST, false),
-                'X' | 'B' => piece(Player::SECOND, true),
-                'x' | 'b' => piece(Player::SECOND, false),
-                _ => return Err(bad(format!("'{ch}' is none of . O o X x"))),
-            };
-            if let Some(piece) = piece {
-                game.set_cell(cell(s), piece.code());
-            }
-        }
-        for player in Player::ALL {
-            let (all, pushers) = (game.occupied[player.index()], game.pushers[player.index()]);
-            if all.count_ones() as usize != PIECES_PER_PLAYER || pushers.count_ones() != 3 {
-                return Err(bad(format!(
-                    "the {player} player needs 3 square and 2 round pieces"
-                )));
-            }
-        }
+        game.set_board(board).map_err(bad)?;
         if moves_left > 2 {
             return Err(bad("at most 2 moves are left in a turn".to_string()));
         }
@@ -161,6 +136,38 @@ impl PushFight {
             game.outcome = Some(Outcome::Win(to_move.opponent()));
         }
         Ok(game)
+    }
+
+    /// Sets the pieces of a [`PushFight::board_string`] on this empty board; the reason
+    /// when it is not one, or a player lacks pieces.
+    fn set_board(&mut self, board: &str) -> Result<(), String> {
+        let letters: Vec<char> = board.trim().chars().collect();
+        if letters.len() != NUM_SQUARES {
+            return Err(format!("{} squares, not {NUM_SQUARES}", letters.len()));
+        }
+        for (s, &ch) in letters.iter().enumerate() {
+            let piece = |owner, pusher| Some(Piece { owner, pusher });
+            let piece = match ch {
+                '.' => None,
+                'O' | 'W' => piece(Player::FIRST, true),
+                'o' | 'w' => piece(Player::FIRST, false),
+                'X' | 'B' => piece(Player::SECOND, true),
+                'x' | 'b' => piece(Player::SECOND, false),
+                _ => return Err(format!("'{ch}' is none of . O o X x")),
+            };
+            if let Some(piece) = piece {
+                self.set_cell(cell(s), piece.code());
+            }
+        }
+        for player in Player::ALL {
+            let (all, pushers) = (self.occupied[player.index()], self.pushers[player.index()]);
+            if all.count_ones() as usize != PIECES_PER_PLAYER || pushers.count_ones() != 3 {
+                return Err(format!(
+                    "the {player} player needs 3 square and 2 round pieces"
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

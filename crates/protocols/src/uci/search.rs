@@ -123,14 +123,26 @@ pub fn run(
             last_info = now;
         }
     }
-    // In infinite mode the answer waits for `stop`, even when the search has ended.
-    while limits.infinite && !stop.load(Ordering::Relaxed) {
+    answer(searcher, &tree, done, limits.infinite, stop, out);
+}
+
+/// Writes the last `info` line and `bestmove` for `tree`, searched `done` simulations;
+/// an `infinite` search waits for `stop` first, even when it has ended.
+fn answer(
+    searcher: &mut Searcher,
+    tree: &Tree<Chess>,
+    done: u64,
+    infinite: bool,
+    stop: &AtomicBool,
+    out: &Output,
+) {
+    while infinite && !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(2));
     }
     let best = tree
         .choose_action_by(searcher.config.final_choice, 0.0, &mut searcher.rng)
         .expect("a searched position that is not finished has moves");
-    say(out, &info_line(&tree, done, Some(best)));
+    say(out, &info_line(tree, done, Some(best)));
     say(
         out,
         &format!("bestmove {}", tree.root_position().format_action(best)),
