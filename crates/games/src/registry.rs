@@ -1,4 +1,4 @@
-//! The one game table: every game's name, parameters and layout, and the one place that
+//! The one game table: every game's name and parameters, and the one place that
 //! turns a name like `connect4:rows=6,cols=7` into a game. (Each game's default config is
 //! `zerosum-config`'s.)
 //!
