@@ -7,8 +7,8 @@
 #
 # TORCH_DIR is that PyTorch's `torch` package folder (the one holding include/ and lib/:
 # `python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))'`) or a libtorch
-# folder. The binary lands in target/torch-VERSION/dist/zerosum (the `dist` profile of
-# Cargo.toml: thin LTO, one codegen unit, no debug info) and finds libtorch in
+# folder. The binary lands in target/torch-VERSION/release/zerosum (the release profile:
+# thin LTO, one codegen unit, no debug info) and finds libtorch in
 # TORCH_DIR/lib, or in DIR where the binary will run on another machine (--rpath).
 #
 # tch 0.26 wraps the operators of PyTorch 2.13. Against another version the few wrapper
@@ -101,6 +101,6 @@ cp Cargo.lock "$out/Cargo.lock.kept"
 trap 'cp "$out/Cargo.lock.kept" Cargo.lock' EXIT
 LIBTORCH="$torch_dir" LIBTORCH_BYPASS_VERSION_CHECK=1 LIBTORCH_CXX11_ABI=1 \
   RUSTFLAGS="-C link-arg=-Wl,-rpath,$rpath -C link-arg=-Wl,--allow-shlib-undefined" \
-  cargo build --profile dist -p zerosum --target-dir "$out" \
+  cargo build --release -p zerosum --target-dir "$out" \
   --config "patch.crates-io.torch-sys.path=\"$patched\""
-echo "build-for-torch: done: $out/dist/zerosum (PyTorch $version)"
+echo "build-for-torch: done: $out/release/zerosum (PyTorch $version)"

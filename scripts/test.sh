@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: formatting, lints, every crate's tests in release mode (the
-# end-to-end tic-tac-toe training test needs optimised code), the Python package's tests
+# Runs the whole test suite: formatting, lints, every crate's tests in the `fast` profile
+# (optimised, as the end-to-end tic-tac-toe training test needs, but without the release
+# profile's link-time optimisation, so a change rebuilds in seconds), the Python package's tests
 # (pytest; the package itself, a cdylib, is built by setup.sh through maturin, so cargo test
 # leaves it out), then the end-to-end scripts that drive the binary from outside (a real
 # browser, a UCI client). Sets up first if needed.
@@ -8,8 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 cargo fmt --all --check
-cargo clippy --release --workspace --all-targets --locked -- -D warnings
-cargo test --release --workspace --exclude zerosum-python --locked
+cargo clippy --profile fast --workspace --all-targets --locked -- -D warnings
+cargo test --profile fast --workspace --exclude zerosum-python --locked
 .venv/bin/python -m pytest -q crates/python/tests
 ZEROSUM_SKIP_BUILD=1 ./scripts/browser-test.sh
 ./scripts/uci-selfplay.py

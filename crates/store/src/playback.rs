@@ -1,7 +1,7 @@
 //! Reading game record files back and stepping through a game, position by position.
 //!
-//! A record file is JSON Lines, one [`GameRecord`] per line: self-play's
-//! `games/gen-NNNN.jsonl` and `zerosum arena --save`'s output alike. [`parse_records`]
+//! A record file is JSON Lines, one [`GameRecord`] per line: a batch of self-play's games
+//! and `zerosum arena --save`'s output alike. [`parse_records`]
 //! names the file and line of anything it cannot read, and skips an incomplete last line
 //! (a game file that self-play is still appending to). [`frames`] replays a record,
 //! checking every move, into one [`Frame`] per position for a viewer to show.

@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(required_unless_present = "games")]
     pub players: Vec<String>,
     /// Judge every move of the games recorded in this file (`arena --save` output, or a
-    /// run's games/gen-NNNN.jsonl) instead of asking players: the records name the game.
+    /// batch of a run's games) instead of asking players: the records name the game.
     /// With --save, keeps the positions where a move erred, to score players on with --load
     #[arg(long, conflicts_with_all = ["players", "game", "load", "sims", "positions"])]
     pub games: Option<PathBuf>,

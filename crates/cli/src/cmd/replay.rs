@@ -14,7 +14,8 @@ use zerosum_store::GameRecord;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A JSON Lines game record file: a run's games/gen-NNNN.jsonl or `arena --save` output
+    /// A JSON Lines game record file: a batch of a run's games (games/gen-NNNN/NNNN.jsonl,
+    /// games/actors/ACTOR/NNNNNN-gNNNN.jsonl) or `arena --save` output
     pub file: PathBuf,
     /// Which game of the file, counting from 0
     #[arg(long, default_value_t = 0)]
