@@ -437,9 +437,14 @@ mod tests {
 
     fn session_with(agent: Box<dyn Agent<ConnectFour>>, script: &str) -> String {
         let mut engine = GtpEngine::new(ConnectFour::new(), agent, SmallRng::seed_from_u64(1));
+        transcript(&mut engine, script)
+    }
+
+    /// What `engine` answers to `script`.
+    fn transcript<G: Game>(engine: &mut GtpEngine<G>, script: &str) -> String {
         let mut out = Vec::new();
         run_loop(
-            &mut engine,
+            engine,
             std::io::Cursor::new(script.as_bytes().to_vec()),
             &mut out,
         )
@@ -514,15 +519,7 @@ mod tests {
     }
 
     fn go_session(script: &str) -> Vec<String> {
-        let mut engine = go_engine();
-        let mut out = Vec::new();
-        run_loop(
-            &mut engine,
-            std::io::Cursor::new(script.as_bytes().to_vec()),
-            &mut out,
-        )
-        .unwrap();
-        let out = String::from_utf8(out).unwrap();
+        let out = transcript(&mut go_engine(), script);
         out.split("\n\n")
             .filter(|r| !r.is_empty())
             .map(str::to_string)

@@ -4,7 +4,6 @@
 //! lists the objects and returns their lines in name order (the order the loop made them).
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::error::StoreError;
@@ -12,8 +11,7 @@ use crate::names;
 use crate::store::{Put, RunStore};
 
 /// What an event records; its name is the `event` field of its line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventKind {
     /// A generation's games, played here or read from actors.
     SelfPlay,
@@ -30,6 +28,16 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind.
+    pub const ALL: [EventKind; 6] = [
+        EventKind::SelfPlay,
+        EventKind::Learn,
+        EventKind::Gate,
+        EventKind::Evaluate,
+        EventKind::Generation,
+        EventKind::Ladder,
+    ];
+
     /// The name in the `event` field and in the object's name.
     pub fn name(self) -> &'static str {
         match self {
@@ -44,7 +52,7 @@ impl EventKind {
 
     /// The kind named `name`, if it is one.
     pub fn parse(name: &str) -> Option<EventKind> {
-        serde_json::from_value(Value::String(name.to_string())).ok()
+        EventKind::ALL.into_iter().find(|kind| kind.name() == name)
     }
 
     /// Where the kind sorts within its generation: the order the loop makes them.
@@ -79,8 +87,7 @@ pub fn event_line(
     step: Option<u64>,
     fields: Value,
 ) -> String {
-    let mut line =
-        json!({ "event": kind, "generation": generation, "step": step, "time": unix_time() });
+    let mut line = json!({ "event": kind.name(), "generation": generation, "step": step, "time": unix_time() });
     if let (Some(line), Value::Object(fields)) = (line.as_object_mut(), fields) {
         line.extend(fields);
     }

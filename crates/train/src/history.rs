@@ -7,6 +7,7 @@
 //! report.
 
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde_json::Value;
 use zerosum_store::{EventKind, RunStore};
 
@@ -147,7 +148,7 @@ fn recorded<T: DeserializeOwned>(event: &Value) -> Option<Recorded<T>> {
     Some(Recorded {
         generation: event["generation"].as_u64()?,
         step: event["step"].as_u64().unwrap_or(0),
-        report: serde_json::from_value(event.clone()).ok()?,
+        report: T::deserialize(event).ok()?,
     })
 }
 
@@ -156,7 +157,7 @@ fn ladder_point(event: &Value) -> Option<LadderPoint> {
     Some(LadderPoint {
         generation: event["generation"].as_u64(),
         step: event["step"].as_u64(),
-        rating: serde_json::from_value(event.clone()).ok()?,
+        rating: LadderRating::deserialize(event).ok()?,
     })
 }
 

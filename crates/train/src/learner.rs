@@ -315,6 +315,9 @@ pub struct LearnerRole<'a, G: Game> {
     trainer: Trainer<'a, G>,
     /// With gating: the networks that must be beaten, and the promoted generations.
     gate: Option<(Gate, Vec<u64>)>,
+    /// The decision on the newest checkpoint, where the run kept one before a restart: the
+    /// gate returns it rather than deciding again.
+    kept_decision: Option<(u64, GateReport)>,
 }
 
 impl<'a, G: Game> LearnerRole<'a, G> {
@@ -352,10 +355,11 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             store,
             trainer: Trainer::new(initial, config, training),
             gate: None,
+            kept_decision: None,
         };
         let generation = role.generation();
         role.trainer.fill_window(store, generation)?;
-        role.gate = role.open_gate(device)?;
+        role.open_gate(device)?;
         Ok(role)
     }
 
@@ -383,10 +387,11 @@ impl<'a, G: Game> LearnerRole<'a, G> {
 
     /// Gating's networks, from the newest decision the run holds up to the newest
     /// checkpoint: the best is the newest promoted checkpoint (generation 0 before any),
-    /// the second the one before it.
-    fn open_gate(&self, device: Device) -> Result<Option<(Gate, Vec<u64>)>, TrainError> {
+    /// the second the one before it. A decision on the newest checkpoint itself is kept
+    /// for [`LearnerRole::gate`].
+    fn open_gate(&mut self, device: Device) -> Result<(), TrainError> {
         if !self.config.gating.enabled {
-            return Ok(None);
+            return Ok(());
         }
         let newest = self
             .store
@@ -399,6 +404,11 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             Some(generation) => read_gate_state(self.store, generation)?,
             None => None,
         };
+        if let (Some(generation), Some(state)) = (newest, &state) {
+            if generation == self.generation() {
+                self.kept_decision = Some((generation, state.report.clone()));
+            }
+        }
         let (promoted, scores) = state.map_or((vec![0], None), |s| (s.promoted, s.scores));
         let load = |g: u64| checkpoints::load(self.store, g, self.initial, device);
         let best = load(*promoted.last().expect("generation 0 is there"))?;
@@ -406,14 +416,13 @@ impl<'a, G: Game> LearnerRole<'a, G> {
             0 | 1 => None,
             n => Some(load(promoted[n - 2])?),
         };
-        Ok(Some((
-            Gate {
-                best,
-                second,
-                scores,
-            },
-            promoted,
-        )))
+        let gate = Gate {
+            best,
+            second,
+            scores,
+        };
+        self.gate = Some((gate, promoted));
+        Ok(())
     }
 
     /// The networks of the next generation's `games` self-play games and who plays whom:
@@ -501,12 +510,12 @@ impl<'a, G: Game> LearnerRole<'a, G> {
     /// ([`GateState`]) before it is returned, and a decision kept before a restart is
     /// returned as it was, not taken again.
     pub fn gate(&mut self, generation: u64) -> Result<Option<GateReport>, TrainError> {
+        if let Some((_, report)) = self.kept_decision.take_if(|(g, _)| *g == generation) {
+            return Ok(Some(report));
+        }
         let Some((gate, promoted)) = &mut self.gate else {
             return Ok(None);
         };
-        if let Some(kept) = read_gate_state(self.store, generation)? {
-            return Ok(Some(kept.report));
-        }
         let report = gate.decide(self.initial, self.config, self.trainer.model(), generation)?;
         if report.promoted {
             promoted.push(generation);
