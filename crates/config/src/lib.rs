@@ -744,8 +744,10 @@ pub fn toml_string(text: &str) -> String {
 /// The default config of a game that ships none (one written in Python, say), sized from
 /// its observation shape `[C, H, W]` and its action count: an mlp for flat observations
 /// (`H = W = 1`), a small resnet for boards; simulations about seven times the action
-/// count; tic-tac-toe's training budget otherwise (20 generations of 256 games), which
-/// learns a game of that size to exact play in a few minutes on two cores.
+/// count, and four times that outside training, where a move's search costs little next to
+/// a game of self-play and is what settles the endgames a young network misjudges;
+/// tic-tac-toe's training budget otherwise (20 generations of 256 games), which learns a
+/// game of that size to exact play in a few minutes on two cores.
 pub fn generic_config(game: &str, obs_shape: [usize; 3], num_actions: usize) -> String {
     let [_, height, width] = obs_shape;
     let obs_len: usize = obs_shape.iter().product();
@@ -757,6 +759,7 @@ pub fn generic_config(game: &str, obs_shape: [usize; 3], num_actions: usize) -> 
         format!("family = \"resnet\"\nchannels = {channels}\nblocks = 3\nvalue_hidden = 32")
     };
     let simulations = (7 * num_actions).clamp(64, 256);
+    let play_simulations = 4 * simulations;
     let alpha = (10.0 / num_actions as f64).clamp(0.03, 1.0);
     format!(
         r#"# The generic default for a game without a config of its own (see generic_config).
@@ -795,6 +798,9 @@ every = 4
 games = 20
 baselines = ["mcts:50"]
 num_simulations = 48
+
+[play]
+num_simulations = {play_simulations}
 "#
     )
 }

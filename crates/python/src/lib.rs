@@ -164,6 +164,15 @@ fn override_value(value: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(value.str()?.to_string())
 }
 
+/// `{key: value}` overrides as the config's `KEY=VALUE` settings.
+fn settings_of(overrides: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<String>> {
+    let mut settings = Vec::new();
+    for (key, value) in overrides.into_iter().flat_map(|d| d.iter()) {
+        settings.push(format!("{}={}", key.str()?, override_value(&value)?));
+    }
+    Ok(settings)
+}
+
 /// Opens the run at `run` for training `playable`'s game: the run's own config when
 /// resuming one, else `config` (a TOML file) or the game's default, with `overrides` on top.
 fn open_for(
@@ -273,10 +282,7 @@ fn train<'py>(
     resume: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let playable = playable(game)?;
-    let mut settings = Vec::new();
-    for (key, value) in overrides.into_iter().flat_map(|d| d.iter()) {
-        settings.push(format!("{}={}", key.str()?, override_value(&value)?));
-    }
+    let settings = settings_of(overrides)?;
     let OpenRun { store, config, .. } = open_for(&playable, run, config, settings, resume)?;
     let options = TrainOptions::default();
     let summary = without_gil(py, &playable, || {

@@ -28,13 +28,16 @@ use crate::native::PyState;
 use crate::{caught, game_error, playable, GameError, Playable};
 
 /// The config players of `playable` search with: the game's default (its shipped config,
-/// or the generic one of a game written in Python).
-fn play_config(playable: &Playable) -> PyResult<ResolvedConfig> {
+/// or the generic one of a game written in Python) with `settings` (`KEY=VALUE`) on top.
+fn play_config(playable: &Playable, settings: &[String]) -> PyResult<ResolvedConfig> {
     let game_key = format!(
         "game={}",
         zerosum_config::toml_string(&playable.game.name())
     );
-    RunConfig::from_toml(&playable.default_config()?, &[game_key])
+    let settings: Vec<String> = std::iter::once(game_key)
+        .chain(settings.iter().cloned())
+        .collect();
+    RunConfig::from_toml(&playable.default_config()?, &settings)
         .and_then(|config| config.resolve())
         .map_err(game_error)
 }
@@ -206,20 +209,22 @@ impl PyAgent {
     /// either (as `zerosum play --checkpoint`), or `"shipped"` for the game's model in
     /// models/; `simulations` per move, by default the game config's
     /// `play.num_simulations` with a checkpoint, the shipped model's own count, and 1,000
-    /// (rollout MCTS) without.
+    /// (rollout MCTS) without; `overrides` settings of the game's config as `zerosum.train`
+    /// takes them (`{"search.c_puct": 2.0}`), for the search of a checkpoint.
     #[new]
-    #[pyo3(signature = (game, checkpoint = None, simulations = None, seed = 1))]
+    #[pyo3(signature = (game, checkpoint = None, simulations = None, seed = 1, overrides = None))]
     fn new(
         game: &Bound<'_, PyAny>,
         checkpoint: Option<&str>,
         simulations: Option<usize>,
         seed: u64,
+        overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyAgent> {
         if simulations == Some(0) {
             return Err(GameError::new_err("simulations must be at least 1"));
         }
         let playable = playable(game)?;
-        let config = play_config(&playable)?;
+        let config = play_config(&playable, &crate::settings_of(overrides)?)?;
         zerosum_nn::set_torch_threads(match_torch_threads(config.torch_threads));
         let foreign = playable.foreign.clone();
         let (seat, name) = with_game!(&playable.game, g => {
@@ -467,7 +472,7 @@ pub fn arena<'py>(
     progress: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let playable = playable(game)?;
-    let config = play_config(&playable)?;
+    let config = play_config(&playable, &[])?;
     zerosum_nn::set_torch_threads(match_torch_threads(config.torch_threads));
     let foreign = playable.foreign.as_ref();
     let report = with_game!(&playable.game, g => {

@@ -158,3 +158,99 @@ def race_value(state):
             value = -race_value(child)
         best = max(best, value)
     return best
+
+
+class KalahState:
+    """Kalah with three pits a side and `seeds` seeds in each: sowing counter-clockwise past
+    the mover's own store (index 3 for the first player, 7 for the second), skipping the
+    opponent's; a last seed in the mover's store moves again, so turns do not alternate; a
+    last seed in an empty pit of the mover's captures it and the pit opposite. When one side
+    is empty the other side's seeds go to its owner; the larger store wins, equal stores
+    draw."""
+
+    def __init__(self, seeds=3):
+        self.pits = [seeds] * 3 + [0] + [seeds] * 3 + [0]
+        self.player = 0
+
+    def current_player(self):
+        return -4 if self.is_terminal() else self.player
+
+    def legal_actions(self):
+        if self.is_terminal():
+            return []
+        return [a for a in range(3) if self.pits[a + 4 * self.player] > 0]
+
+    def apply_action(self, action):
+        pits, own = self.pits, 4 * self.player
+        store, theirs = own + 3, 7 - own
+        index = action + own
+        seeds, pits[index] = pits[index], 0
+        while seeds:
+            index = (index + 1) % 8
+            if index != theirs:
+                pits[index] += 1
+                seeds -= 1
+        if own <= index < store and pits[index] == 1 and pits[6 - index] > 0:
+            pits[store] += pits[index] + pits[6 - index]
+            pits[index] = pits[6 - index] = 0
+        if sum(pits[0:3]) == 0 or sum(pits[4:7]) == 0:
+            pits[3] += sum(pits[0:3])
+            pits[7] += sum(pits[4:7])
+            pits[0:3] = pits[4:7] = [0, 0, 0]
+        elif index != store:
+            self.player = 1 - self.player
+
+    def is_terminal(self):
+        return sum(self.pits[0:3]) == 0 and sum(self.pits[4:7]) == 0
+
+    def returns(self):
+        if not self.is_terminal() or self.pits[3] == self.pits[7]:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self.pits[3] > self.pits[7] else [-1.0, 1.0]
+
+    def observation_tensor(self, player):
+        own = 4 * player
+        mine, theirs = self.pits[own:own + 4], self.pits[4 - own:8 - own]
+        return [count / 6.0 for count in mine + theirs]
+
+    def clone(self):
+        other = KalahState()
+        other.pits, other.player = list(self.pits), self.player
+        return other
+
+    def action_to_string(self, player, action):
+        return "abc"[action]
+
+    def __str__(self):
+        return f"pits {self.pits}, player {self.player} to move"
+
+
+class Kalah:
+    name = "kalah"
+
+    def new_initial_state(self):
+        return KalahState()
+
+    def num_distinct_actions(self):
+        return 3
+
+    def observation_tensor_shape(self):
+        return [8]
+
+
+def kalah_values(state, memo={}):
+    """Each legal action's value for the mover of `state` under perfect play (the mover may
+    move again after it)."""
+    values = {}
+    for action in state.legal_actions():
+        child = state.clone()
+        child.apply_action(action)
+        if child.is_terminal():
+            values[action] = child.returns()[state.player]
+        else:
+            key = (tuple(child.pits), child.player)
+            if key not in memo:
+                memo[key] = max(kalah_values(child).values())
+            same = child.current_player() == state.player
+            values[action] = memo[key] if same else -memo[key]
+    return values

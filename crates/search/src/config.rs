@@ -97,15 +97,12 @@ pub struct SearchConfig {
     /// Outside self-play: a search whose budget covers every legal root move visits each
     /// once first, the highest prior first, so that no move is left unseen however low the
     /// network's prior for it (a winning capture at prior 0.0004 went unvisited at 2,000
-    /// simulations without it). Self-play keeps PUCT's own choice. Off by default until
-    /// it is measured not to cost strength: a tic-tac-toe network trained in Python missed
-    /// a win with it that it found without (docs/decisions.md).
+    /// simulations without it). Self-play keeps PUCT's own choice (docs/decisions.md).
     pub visit_every_root_move: bool,
     /// Outside self-play, with the solver: a child proven a draw gets no further
     /// simulations while a sibling is unproven (they cannot change its value); the budget
-    /// goes to the unproven moves, and the draw is played unless one of them looks better.
-    /// Off by default: with it and `visit_every_root_move` on, a tic-tac-toe network lost
-    /// 2 of 20 games to perfect play that the search without them draws.
+    /// goes to the unproven moves, and at the root the draw is played unless an open move
+    /// is clearly better (docs/decisions.md).
     pub skip_proven: bool,
 }
 
@@ -131,8 +128,8 @@ impl Default for SearchConfig {
             final_choice: FinalChoice::Visits,
             forced_playouts_k: 0.0,
             leaves: 1,
-            visit_every_root_move: false,
-            skip_proven: false,
+            visit_every_root_move: true,
+            skip_proven: true,
         }
     }
 }

@@ -15,7 +15,8 @@ pub struct SearchResult {
     /// The training target, `(action, probability)`: Gumbel's improved policy; else the
     /// visit shares, with forced playouts pruned after a self-play search that forced them.
     pub policy_target: Vec<(Action, f32)>,
-    /// The root's mean value from its mover's view; exact where proven.
+    /// The root's mean value from its mover's view; exact where proven, and at least a
+    /// draw where a root move is a proven draw that the search set aside.
     pub root_value: f32,
     /// What is proven about the root.
     pub bound: Bound,
@@ -80,7 +81,18 @@ impl<G: Game> Tree<G> {
                 })
                 .collect()
         });
-        let root_value = root.bound.value().unwrap_or_else(|| root.mean_value());
+        let root_value = root.bound.value().unwrap_or_else(|| {
+            // A proven draw set aside stops adding to the root's mean, which the open moves
+            // alone may pull below the draw the mover can always take.
+            let holds_draw =
+                self.skips_proven && root.children().any(|c| self.node(c).bound == Bound::Draw);
+            let mean = root.mean_value();
+            if holds_draw {
+                mean.max(0.0)
+            } else {
+                mean
+            }
+        });
         SearchResult {
             visits,
             policy_target,
@@ -92,7 +104,8 @@ impl<G: Game> Tree<G> {
     }
 
     /// The move to play: the quickest proven win if there is one; the slowest proven loss if
-    /// every move is one; otherwise, among moves not proven lost, the most visited when
+    /// every move is one; a proven draw, when proven draws were set aside, unless an open
+    /// move is clearly better; otherwise, among moves not proven lost, the most visited when
     /// `temperature` is 0, else one drawn with probability proportional to
     /// `visits^(1/temperature)`. With the Gumbel root, the action Sequential Halving left
     /// standing, whatever the temperature.
@@ -130,13 +143,15 @@ impl<G: Game> Tree<G> {
             .filter(|&c| bound_for_root(c) != Bound::Loss)
             .collect();
         if self.skips_proven && candidates.iter().any(|&c| bound_for_root(c) == Bound::Draw) {
-            // The draw stopped taking visits once proven: an open move is preferred to it
-            // only where its value says it is no worse.
+            // The draw stopped taking visits once proven, so visits no longer rank it: an
+            // open move is preferred to it only where its value beats a draw by more than
+            // its visits leave in doubt (a lower confidence bound, `q - 1/sqrt(n)`).
             candidates.retain(|&c| {
+                let visits = self.node(c).visits.max(1) as f32;
                 bound_for_root(c) == Bound::Draw
                     || self
                         .child_value_for_parent(NodeId::ROOT, c)
-                        .is_some_and(|q| q >= 0.0)
+                        .is_some_and(|q| q - visits.sqrt().recip() > 0.0)
             });
             let draws_only = candidates.iter().all(|&c| bound_for_root(c) == Bound::Draw);
             if draws_only {
@@ -356,6 +371,20 @@ mod tests {
         // With nothing but losses it still plays, the most visited at temperature 0.
         let tree = star(&[lost_again, lost]);
         assert_eq!(frequencies(&tree, 0.0, 10), vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn a_set_aside_draw_is_played_unless_an_open_move_is_clearly_better() {
+        // From the root's view: a proven draw (its visits frozen when it was proven) beside
+        // open moves worth +0.2 after 9 and after 100 visits.
+        let choose = |open: Child| {
+            let mut tree = star(&[Child::visited(SECOND, 5, 0.0).proven(Bound::Draw), open]);
+            tree.skips_proven = true;
+            tree.choose_action(0.0, &mut SmallRng::seed_from_u64(0))
+        };
+        assert_eq!(choose(Child::visited(SECOND, 9, -0.2)), Some(0));
+        assert_eq!(choose(Child::visited(SECOND, 100, -0.2)), Some(1));
+        assert_eq!(choose(Child::visited(SECOND, 100, 0.2)), Some(0));
     }
 
     #[test]

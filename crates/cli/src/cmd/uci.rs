@@ -51,8 +51,14 @@ pub fn run(mut args: Args) -> Result<()> {
     let device = parse_device(&config.device)?;
     let (evaluator, shipped_sims) = evaluator(&args, &initial, &config, device)?;
     let sims = args.sims.or(shipped_sims).unwrap_or(DEFAULT_UCI_SIMS);
+    // Without a network the engine is the fixed `mcts:N` player, whatever the config says.
+    let rollouts = args.checkpoint.is_none() && shipped_sims.is_none();
+    let mut search = if rollouts {
+        zerosum_players::players::rollout_search()
+    } else {
+        config.search.clone()
+    };
     // The Gumbel root plans a fixed budget up front; a UCI search stops when told.
-    let mut search = config.search.clone();
     search.algorithm = Algorithm::Puct;
     let searcher = Searcher {
         evaluator,

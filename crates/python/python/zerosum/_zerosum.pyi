@@ -90,11 +90,13 @@ class Agent:
         checkpoint: Optional[str] = None,
         simulations: Optional[int] = None,
         seed: int = 1,
+        overrides: Optional[Dict[str, Any]] = None,
     ) -> None:
         """`checkpoint`: a run, `checkpoints/latest`, NAME(.safetensors) or a URL of any of
         them, or "shipped" for the game's model in models/ (`zerosum models` lists them).
         `simulations` per move: by default the game config's `play.num_simulations` with a
-        checkpoint, the shipped model's own count, and 1,000 without."""
+        checkpoint, the shipped model's own count, and 1,000 without. `overrides`: keys of
+        the game's config as `train` takes them (`{"search.c_puct": 2.0}`)."""
     @property
     def name(self) -> str:
         """`checkpoint:PATH`, `shipped:NAME` or `mcts:N`."""
