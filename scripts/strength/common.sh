@@ -16,8 +16,8 @@ require_zerosum() {
 }
 
 # table_row GAME CHECKPOINT SIMS OPPONENT GAMES RESULT: a row for docs/strength.md from the
-# arena's last line, "... +W =D -L (...), score S% [L%, H%], Elo ..., A ms a move against B"
-# and, in Go, ", margin M points a game".
+# arena's last line, "... +W =D -L (...), score S% [L%, H%], Elo ..., A ms a move against
+# B ms" (or both in s, or in µs) and, in Go, ", margin M points a game".
 table_row() {
   local hash wdl score margin times
   hash=$(.venv/bin/python -c 'import sys, zerosum; print(zerosum.load_checkpoint(sys.argv[1]).sha256[:12])' "$2")
@@ -25,6 +25,6 @@ table_row() {
   score=$(grep -o 'score [^]]*]' <<<"$6" | sed 's/^score //')
   margin=$(grep -o 'margin [-+0-9.]* points a game' <<<"$6" || true)
   score+=${margin:+, $margin}
-  times=$(grep -o '[0-9.]* ms a move against [0-9.]*' <<<"$6" | sed 's/ ms a move against / \/ /')
-  echo "| $1 | $2${3:+, $3 sims} | $4 | $5 | $wdl | $score | $times ms | $(date +%F) | $hash |"
+  times=$(grep -o '[0-9.]* [^ ]*s a move against [0-9.]* [^ ,]*s' <<<"$6" | sed 's/ [^ ]*s a move against / \/ /')
+  echo "| $1 | $2${3:+, $3 sims} | $4 | $5 | $wdl | $score | $times | $(date +%F) | $hash |"
 }

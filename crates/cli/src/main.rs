@@ -83,20 +83,52 @@ fn usage_error(e: &clap::Error) -> ExitCode {
         let _ = e.print();
         return ExitCode::SUCCESS;
     }
-    // The first paragraph, joined: clap lists missing arguments on lines of their own.
-    let text = e.to_string();
-    let first: Vec<&str> = text
-        .lines()
-        .map(str::trim)
+    let command = command_named(std::env::args_os().skip(1));
+    eprintln!("{}", usage_line(&e.to_string(), &command));
+    ExitCode::from(2)
+}
+
+/// The (sub)command whose arguments `args` are: `zerosum train`, `zerosum models add`, or
+/// `zerosum` where they name none.
+fn command_named(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let mut path = vec!["zerosum".to_string()];
+    for arg in args {
+        let Some(arg) = arg.to_str() else { continue };
+        if arg == "--" {
+            break;
+        }
+        let Some(sub) = command.find_subcommand(arg).cloned() else {
+            continue;
+        };
+        path.push(sub.get_name().to_string());
+        command = sub;
+    }
+    path.join(" ")
+}
+
+/// clap's usage error on one line: its first paragraph joined (clap lists missing
+/// arguments on lines of their own), its tips ("a similar subcommand exists: 'models'"),
+/// and the help of `command`, whose arguments were wrong: `error: unexpected argument
+/// '--gmae' found; tip: a similar argument exists: '--game' (see zerosum train --help)`.
+fn usage_line(text: &str, command: &str) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let first: Vec<&str> = lines
+        .iter()
+        .copied()
         .skip_while(|l| l.is_empty())
         .take_while(|l| !l.is_empty())
         .collect();
-    let first = match first.join(" ") {
+    let mut line = match first.join(" ") {
         joined if joined.is_empty() => "error: bad arguments".to_string(),
         joined => joined,
     };
-    eprintln!("{first} (see zerosum --help)");
-    ExitCode::from(2)
+    for tip in lines.iter().filter(|l| l.starts_with("tip:")) {
+        line.push_str("; ");
+        line.push_str(tip);
+    }
+    line.push_str(&format!(" (see {command} --help)"));
+    line
 }
 
 /// Logs to standard error, at the level `ZEROSUM_LOG` sets (warnings by default).
@@ -158,4 +190,39 @@ fn is_broken_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
     error
         .downcast_ref::<std::io::Error>()
         .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one line a usage error prints for `args` (after `zerosum`).
+    fn usage(args: &[&str]) -> String {
+        match Cli::try_parse_from(std::iter::once("zerosum").chain(args.iter().copied())) {
+            Ok(_) => panic!("{args:?} parsed"),
+            Err(e) => usage_line(&e.to_string(), &command_named(args.iter().map(Into::into))),
+        }
+    }
+
+    #[test]
+    fn usage_errors_keep_clap_tips_and_name_the_subcommand_help() {
+        assert_eq!(
+            usage(&["modles"]),
+            "error: unrecognized subcommand 'modles'; tip: a similar subcommand exists: \
+             'models' (see zerosum --help)"
+        );
+        assert_eq!(
+            usage(&["train", "--gmae", "x"]),
+            "error: unexpected argument '--gmae' found; tip: a similar argument exists: \
+             '--game' (see zerosum train --help)"
+        );
+        let nested = usage(&["models", "add", "x"]);
+        assert!(
+            nested.ends_with("(see zerosum models add --help)"),
+            "{nested}"
+        );
+        assert!(!nested.contains('\n'), "{nested}");
+        let value = usage(&["actor", "--run", "r", "--batches"]);
+        assert!(value.ends_with("(see zerosum actor --help)"), "{value}");
+    }
 }

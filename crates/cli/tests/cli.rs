@@ -365,6 +365,166 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A mistyped subcommand or flag gets clap's suggestion and the help to read, on one line,
+/// with clap's usage exit status.
+#[test]
+fn usage_errors_suggest_a_name_and_point_to_the_subcommand_help() {
+    let dir = scratch("usage");
+    for (args, needles) in [
+        (
+            &["modles"][..],
+            &[
+                "a similar subcommand exists: 'models'",
+                "(see zerosum --help)",
+            ][..],
+        ),
+        (
+            &["train", "--gmae", "x"],
+            &[
+                "a similar argument exists: '--game'",
+                "(see zerosum train --help)",
+            ],
+        ),
+        (&["actor", "--batches"], &["(see zerosum actor --help)"]),
+    ] {
+        let output = zerosum(args, "", &dir);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        for needle in needles {
+            assert_one_line_error(&output, needle);
+        }
+    }
+    // `--batches` says its default once: until stopped, when absent.
+    let help = succeeded(&zerosum(&["actor", "--help"], "", &dir));
+    assert!(help.contains("until stopped"), "{help}");
+    assert!(!help.contains("[default: 0]"), "{help}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A device that is no device is named as such with the ones there are; a GPU that is not
+/// there is said to be missing.
+#[test]
+fn devices_are_refused_in_words_that_say_why() {
+    let dir = scratch("device");
+    let output = zerosum(
+        &["bench", "--game", "tictactoe", "--device", "gpu"],
+        "",
+        &dir,
+    );
+    assert_one_line_error(
+        &output,
+        "unknown device 'gpu' (use auto, cpu, cuda or cuda:N)",
+    );
+    let args = [
+        "arena",
+        "random",
+        "random",
+        "--game",
+        "tictactoe",
+        "--games",
+        "1",
+        "--device",
+        "cuda:99",
+    ];
+    assert_one_line_error(&zerosum(&args, "", &dir), "device 'cuda:99': ");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The arena's line: a zero Elo is `+0`, one of anything is singular, and both times a
+/// move carry their unit.
+#[test]
+fn arena_lines_read_as_written_by_hand() {
+    let dir = scratch("arena-line");
+    let arena = |games: &str| {
+        let args = [
+            "arena",
+            "perfect",
+            "perfect",
+            "--game",
+            "tictactoe",
+            "--games",
+            games,
+        ];
+        succeeded(&zerosum(&args, "", &dir))
+    };
+    let line = arena("2");
+    assert!(
+        line.contains(": 2 games, +0 =2 -0 (as first: 0 wins"),
+        "{line}"
+    );
+    assert!(line.contains("Elo +0 ["), "{line}");
+    let times = line.split(", ").last().unwrap().trim();
+    let words: Vec<&str> = times.split(' ').collect();
+    assert_eq!(words.len(), 7, "{line}");
+    assert_eq!(words[1], words[6], "one unit for both: {line}");
+    assert!(["s", "ms", "\u{b5}s"].contains(&words[1]), "{line}");
+    let line = arena("1");
+    assert!(line.contains(": 1 game, +0 =1 -0"), "{line}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `zerosum models` lists one line a model within 80 columns; --verbose keeps all the rest.
+#[test]
+fn models_fit_eighty_columns() {
+    let dir = scratch("models");
+    let listing = succeeded(&zerosum(&["models"], "", &dir));
+    let models_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let models_dir = models_dir.canonicalize().unwrap();
+    for line in listing.lines() {
+        // The folder's path is as long as it is.
+        let line = line.replace(&models_dir.display().to_string(), "MODELS");
+        assert!(line.chars().count() <= 80, "{} columns: {line}", line.len());
+    }
+    assert!(listing.contains("connect4 "), "{listing}");
+    let verbose = succeeded(&zerosum(&["models", "--verbose"], "", &dir));
+    for kept in [
+        "game: connect4:rows=6,cols=7,k=4, 371 generations",
+        "strength: 99.7% optimal moves on 300 solved positions",
+        "network: resnet",
+        "run 2: ",
+    ] {
+        assert!(verbose.contains(kept), "{kept}: {verbose}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A train refused before it wrote anything leaves no folder it made behind, and never
+/// takes away one that was there.
+#[test]
+fn a_refused_train_leaves_no_empty_run_folder() {
+    let dir = scratch("refused");
+    for (run, setting, needle) in [
+        ("a", "search.num_simulations=0", "search.num_simulations"),
+        ("b/c/d", "search.nope=1", "unknown field"),
+        ("e", "device=\"gpu\"", "unknown device"),
+    ] {
+        let args = [
+            "train",
+            "--game",
+            "tictactoe",
+            "--run",
+            run,
+            "--set",
+            setting,
+        ];
+        assert_one_line_error(&zerosum(&args, "", &dir), needle);
+        let top = run.split('/').next().unwrap();
+        assert!(!dir.join(top).exists(), "{run} was left behind");
+    }
+    std::fs::create_dir(dir.join("kept")).unwrap();
+    let args = [
+        "train",
+        "--game",
+        "tictactoe",
+        "--run",
+        "kept/run",
+        "--set",
+        "search.num_simulations=0",
+    ];
+    assert_one_line_error(&zerosum(&args, "", &dir), "search.num_simulations");
+    assert!(dir.join("kept").is_dir() && !dir.join("kept/run").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn play_reprompts_on_bad_moves_and_finishes_the_game() {
     let dir = scratch("play");
@@ -471,6 +631,12 @@ fn arena_reports_a_score_and_its_saved_games_are_judged() {
     assert_eq!(perfect[1], "20", "{stdout}");
     assert_eq!(perfect[4], "-0", "{stdout}");
     assert_eq!(perfect[6], "100.0%", "{stdout}");
+    // The Wilson interval is asymmetric, and shown as one.
+    assert!(
+        perfect[7].starts_with('[') && perfect[8].ends_with(']'),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\u{b1}'), "{stdout}");
     assert_eq!(perfect[perfect.len() - 3..], ["0", "0", "0"], "{stdout}");
     let random = row("random ");
     let lost: usize = random[4].trim_start_matches('-').parse().unwrap();
@@ -558,6 +724,9 @@ fn train_then_resume_then_play_from_the_checkpoint() {
         );
     };
     let config = std::fs::read_to_string(dir.join("run/config.toml")).unwrap();
+    // Floats as typed: no f32 widened to 0.10000000149011612.
+    assert!(config.contains("c_puct = 1.25\n"), "{config}");
+    assert!(!config.contains("0000000"), "{config}");
     let resume = ["train", "--run", "run", "--resume"];
     for (extra, needle) in [
         (["--game", "connect4"], "not connect4"),

@@ -108,7 +108,20 @@ fn uci_golden_transcript() {
 #[test]
 fn uci_refuses_games_other_than_chess() {
     let dir = scratch("uci-game");
+    // It offers no --game: it plays chess.
+    let help = succeed(&["uci", "--help"], &dir);
+    assert!(!help.contains("--game"), "{help}");
     let output = zerosum(&["uci", "--game", "go"], "", &dir);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("error: unexpected argument '--game' found")
+            && stderr.trim_end().ends_with("(see zerosum uci --help)"),
+        "{stderr}"
+    );
+    // A config of another game is refused.
+    let go = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/go.toml");
+    let output = zerosum(&["uci", "--config", go.to_str().unwrap()], "", &dir);
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("uci plays chess only"), "{stderr}");

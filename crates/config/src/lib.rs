@@ -422,9 +422,13 @@ impl RunConfig {
         }
     }
 
-    /// The config as TOML (the run directory's `config.toml`).
+    /// The config as TOML (the run directory's `config.toml`), each float that an `f32`
+    /// holds written as that `f32`'s shortest decimal (`dirichlet_alpha = 0.3`, not the
+    /// widened `0.30000001192092896`), which reads back as the same value.
     pub fn to_toml(&self) -> String {
-        toml::to_string_pretty(self).expect("configs serialise to TOML")
+        let mut value = toml::Value::try_from(self).expect("configs serialise to TOML");
+        shorten_floats(&mut value);
+        toml::to_string_pretty(&value).expect("configs serialise to TOML")
     }
 
     /// Checks the config as a whole: the first error that would stop a run before it
@@ -736,6 +740,23 @@ fn apply_override(root: &mut toml::Value, item: &str) -> Result<(), ConfigError>
     Ok(())
 }
 
+/// Writes each float of `value` that is exactly an `f32` as the `f32`'s shortest decimal.
+/// A float typed `f64` is almost never exactly an `f32` unless it was one, and if it is,
+/// the decimal names the same `f32` again.
+fn shorten_floats(value: &mut toml::Value) {
+    match value {
+        toml::Value::Float(x) if x.is_finite() && f64::from(*x as f32) == *x => {
+            *x = (*x as f32)
+                .to_string()
+                .parse()
+                .expect("an f32's decimal reads as an f64");
+        }
+        toml::Value::Array(items) => items.iter_mut().for_each(shorten_floats),
+        toml::Value::Table(table) => table.iter_mut().for_each(|(_, v)| shorten_floats(v)),
+        _ => {}
+    }
+}
+
 /// `text` as a TOML string literal, for a `key=value` override.
 pub fn toml_string(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
@@ -916,5 +937,43 @@ mod tests {
         let config = RunConfig::default();
         let again = RunConfig::from_toml(&config.to_toml(), &[]).unwrap();
         assert_eq!(config, again);
+    }
+
+    /// Every game's default config, written out, shows each float as typed (no `f32`
+    /// widened to `0.10000000149011612`) and reads back as the same config.
+    #[test]
+    fn written_configs_show_floats_as_typed() {
+        let games = [
+            "tictactoe",
+            "connect4",
+            "gomoku",
+            "gomoku:size=9",
+            "oware",
+            "go",
+        ];
+        for game in games
+            .into_iter()
+            .chain(["go:size=9,komi=7.5", "pushfight", "chess"])
+        {
+            let text = default_config(game).unwrap();
+            let settings = [
+                "search.c_puct=1.1".to_string(),
+                "self_play.temperature=0.7".into(),
+            ];
+            let config = RunConfig::from_toml(&text, &settings).unwrap();
+            let written = config.to_toml();
+            let long = written.lines().find(|line| {
+                let value = line.split_once(" = ").map_or("", |(_, value)| value);
+                value.contains("0000000") || value.contains("9999999")
+            });
+            assert_eq!(long, None, "{game}:\n{written}");
+            assert!(written.contains("c_puct = 1.1\n"), "{written}");
+            assert!(written.contains("temperature = 0.7\n"), "{written}");
+            assert_eq!(
+                RunConfig::from_toml(&written, &[]).unwrap(),
+                config,
+                "{game}"
+            );
+        }
     }
 }

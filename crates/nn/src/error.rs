@@ -63,9 +63,17 @@ pub enum NnError {
         /// The loader's complaint.
         reason: String,
     },
-    /// A device that is not there (cuda without a GPU).
-    #[error("device '{0}' is not available (use cpu, cuda, cuda:N or auto)")]
-    BadDevice(String),
+    /// A device name that is none of `auto`, `cpu`, `cuda` and `cuda:N`.
+    #[error("unknown device '{0}' (use auto, cpu, cuda or cuda:N)")]
+    UnknownDevice(String),
+    /// A CUDA device that is not there: no GPU at all, or fewer than its index needs.
+    #[error("device '{device}': {}", gpus_found(*.found))]
+    NoGpu {
+        /// The device as given.
+        device: String,
+        /// GPUs libtorch sees.
+        found: i64,
+    },
     /// Reading or writing a file failed.
     #[error("{path}: {source}")]
     Io {
@@ -82,5 +90,14 @@ pub enum NnError {
 impl From<tch::TchError> for NnError {
     fn from(e: tch::TchError) -> Self {
         NnError::Torch(e.to_string().lines().next().unwrap_or("").to_string())
+    }
+}
+
+/// What [`NnError::NoGpu`] found: none, or too few for the index asked for.
+fn gpus_found(found: i64) -> String {
+    match found {
+        ..=0 => "no GPU was found".to_string(),
+        1 => "only 1 GPU was found (cuda:0)".to_string(),
+        n => format!("only {n} GPUs were found (cuda:0 to cuda:{})", n - 1),
     }
 }

@@ -66,11 +66,15 @@ pub fn parse_device(text: &str) -> Result<Device, NnError> {
         _ => text
             .strip_prefix("cuda:")
             .and_then(|n| n.parse::<usize>().ok())
-            .ok_or_else(|| NnError::BadDevice(text.to_string()))?,
+            .ok_or_else(|| NnError::UnknownDevice(text.to_string()))?,
     };
     let not_loaded = crate::cuda::load_backend();
-    let present = i64::try_from(index).is_ok_and(|n| n < tch::Cuda::device_count());
-    if tch::Cuda::is_available() && present {
+    let found = if tch::Cuda::is_available() {
+        tch::Cuda::device_count()
+    } else {
+        0
+    };
+    if i64::try_from(index).is_ok_and(|n| n < found) {
         return Ok(Device::Cuda(index));
     }
     Err(match not_loaded {
@@ -78,7 +82,10 @@ pub fn parse_device(text: &str) -> Result<Device, NnError> {
             device: text.to_string(),
             reason: reason.to_string(),
         },
-        None => NnError::BadDevice(text.to_string()),
+        None => NnError::NoGpu {
+            device: text.to_string(),
+            found,
+        },
     })
 }
 
@@ -544,13 +551,42 @@ mod tests {
         assert!(parse_device("auto").is_ok());
         for bad in ["", "gpu", "CPU", "cuda:", "cuda:x", "cuda:-1"] {
             assert!(
-                matches!(parse_device(bad), Err(NnError::BadDevice(ref d)) if d == bad),
+                matches!(parse_device(bad), Err(NnError::UnknownDevice(ref d)) if d == bad),
                 "{bad:?} is refused as a device"
             );
         }
+        let unknown = parse_device("gpu").unwrap_err().to_string();
+        assert_eq!(
+            unknown,
+            "unknown device 'gpu' (use auto, cpu, cuda or cuda:N)"
+        );
         // An index past i64 once wrapped to -1, below any device count.
         assert!(parse_device(&format!("cuda:{}", usize::MAX)).is_err());
         let beyond = format!("cuda:{}", tch::Cuda::device_count());
         assert!(parse_device(&beyond).is_err(), "{beyond} is not there");
+    }
+
+    #[test]
+    fn a_missing_gpu_is_named_as_such() {
+        let message = |found| {
+            NnError::NoGpu {
+                device: "cuda:2".into(),
+                found,
+            }
+            .to_string()
+        };
+        assert_eq!(message(0), "device 'cuda:2': no GPU was found");
+        assert_eq!(message(1), "device 'cuda:2': only 1 GPU was found (cuda:0)");
+        assert_eq!(
+            message(2),
+            "device 'cuda:2': only 2 GPUs were found (cuda:0 to cuda:1)"
+        );
+        if !tch::Cuda::is_available() {
+            let error = parse_device("cuda").unwrap_err();
+            assert!(
+                matches!(error, NnError::NoGpu { .. } | NnError::CudaNotLoaded { .. }),
+                "{error}"
+            );
+        }
     }
 }

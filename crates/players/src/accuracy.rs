@@ -274,10 +274,20 @@ impl StageScore {
         self.optimal as f64 / self.positions.max(1) as f64
     }
 
-    /// Half the width of the 95% (Wilson) interval of the rate.
-    pub fn margin(&self) -> f64 {
-        let (low, high) = wilson_interval(self.rate(), self.positions.max(1));
-        (high - low) / 2.0
+    /// The 95% (Wilson) interval of the rate.
+    pub fn interval(&self) -> (f64, f64) {
+        wilson_interval(self.rate(), self.positions.max(1))
+    }
+
+    /// The rate with its 95% interval, in percent: `99.0% [94.6, 99.8]`.
+    pub fn rate_text(&self) -> String {
+        let (low, high) = self.interval();
+        format!(
+            "{:.1}% [{:.1}, {:.1}]",
+            100.0 * self.rate(),
+            100.0 * low,
+            100.0 * high
+        )
     }
 }
 

@@ -180,6 +180,44 @@ fn short_number(x: f64) -> String {
     }
 }
 
+/// A signed whole number of Elo points: `+35`, `-120`, and `+0` for anything that rounds
+/// to zero (never `-0`).
+pub fn signed_elo(elo: f64) -> String {
+    let rounded = elo.round();
+    if rounded == 0.0 {
+        "+0".to_string()
+    } else {
+        format!("{rounded:+.0}")
+    }
+}
+
+/// `1 win`, `2 wins`: a count and its noun, singular for one.
+pub fn count(n: usize, noun: &str) -> String {
+    match n {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
+/// Two players' times a move in the one unit the slower's suits: `43.8 ms a move against
+/// 36.9 ms`, seconds with two decimals from a second up (`1.25 s a move against 0.40 s`),
+/// microseconds below a millisecond.
+pub fn times_a_move(millis: f64, opponent_millis: f64) -> String {
+    let slower = millis.max(opponent_millis);
+    let (scale, unit) = if slower >= 1000.0 {
+        (0.001, "s")
+    } else if slower >= 1.0 || slower == 0.0 {
+        (1.0, "ms")
+    } else {
+        (1000.0, "\u{b5}s")
+    };
+    let text = |ms: f64| match unit {
+        "s" => format!("{:.2} s", ms * scale),
+        _ => format!("{} {unit}", short_number(ms * scale)),
+    };
+    format!("{} a move against {}", text(millis), text(opponent_millis))
+}
+
 /// The 95% Wilson score interval of a share observed over `n` trials ((0, 1) for none):
 /// unlike the normal approximation it stays inside [0, 1] and keeps a width at 0% and 100%.
 pub fn wilson_interval(share: f64, n: usize) -> (f64, f64) {
@@ -216,23 +254,25 @@ impl fmt::Display for MatchReport {
         let (elo_low, elo_high) = self.elo_interval();
         write!(
             f,
-            "{} vs {}: {} games, +{} ={} -{} (as first: {} wins, as second: {} wins), score {:.1}% [{:.1}%, {:.1}%], Elo {:+.0} [{:+.0}, {:+.0}], {} ms a move against {}",
+            "{} vs {}: {}, +{} ={} -{} (as first: {}, as second: {}), score {:.1}% [{:.1}%, {:.1}%], Elo {} [{}, {}], {}",
             self.player,
             self.opponent,
-            self.games(),
+            count(self.games() as usize, "game"),
             self.wins,
             self.draws,
             self.losses,
-            self.wins_as_first,
-            self.wins_as_second,
+            count(self.wins_as_first as usize, "win"),
+            count(self.wins_as_second as usize, "win"),
             100.0 * self.score(),
             100.0 * low,
             100.0 * high,
-            self.elo(),
-            elo_low,
-            elo_high,
-            short_number(self.thinking.millis_per_move()),
-            short_number(self.opponent_thinking.millis_per_move()),
+            signed_elo(self.elo()),
+            signed_elo(elo_low),
+            signed_elo(elo_high),
+            times_a_move(
+                self.thinking.millis_per_move(),
+                self.opponent_thinking.millis_per_move()
+            ),
         )?;
         match self.margin.mean() {
             Some(mean) => write!(f, ", margin {mean:+.1} points a game"),
@@ -455,7 +495,7 @@ mod tests {
         assert_eq!(report.thinking.moves, chosen_by_a);
         assert_eq!(report.opponent_thinking.moves, chosen - chosen_by_a);
         assert!(report.opponent_thinking.seconds > 0.0);
-        assert!(report.to_string().contains(" ms a move against "));
+        assert!(report.to_string().contains(" a move against "));
     }
 
     /// Go counts a score: the margin is A's, game by game, as the final positions count it;
@@ -543,5 +583,42 @@ mod tests {
         assert_eq!(short_number(0.5), "0.500");
         assert_eq!(short_number(2.71), "2.71");
         assert_eq!(short_number(42.42), "42.4");
+    }
+
+    #[test]
+    fn elo_zero_is_plus_zero_and_counts_of_one_are_singular() {
+        assert_eq!(signed_elo(-0.3), "+0");
+        assert_eq!(signed_elo(0.0), "+0");
+        assert_eq!(signed_elo(-338.4), "-338");
+        assert_eq!(signed_elo(47.6), "+48");
+        assert_eq!(count(1, "win"), "1 win");
+        assert_eq!(count(0, "win"), "0 wins");
+        assert_eq!(count(3, "game"), "3 games");
+        let report = MatchReport {
+            player: "a".into(),
+            opponent: "b".into(),
+            wins: 1,
+            draws: 1,
+            losses: 1,
+            wins_as_first: 1,
+            ..MatchReport::default()
+        };
+        let text = report.to_string();
+        assert!(
+            text.starts_with("a vs b: 3 games, +1 =1 -1 (as first: 1 win, as second: 0 wins)"),
+            "{text}"
+        );
+        assert!(text.contains("Elo +0 [-"), "{text}");
+    }
+
+    #[test]
+    fn both_times_a_move_carry_one_unit() {
+        assert_eq!(times_a_move(43.8, 36.9), "43.8 ms a move against 36.9 ms");
+        assert_eq!(times_a_move(1250.0, 400.0), "1.25 s a move against 0.40 s");
+        assert_eq!(
+            times_a_move(0.298, 0.0758),
+            "298.0 \u{b5}s a move against 75.8 \u{b5}s"
+        );
+        assert_eq!(times_a_move(0.0, 0.0), "0.0 ms a move against 0.0 ms");
     }
 }

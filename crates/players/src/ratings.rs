@@ -8,6 +8,7 @@
 //! inverse of the negative Hessian there (the observed Fisher information) gives each
 //! rating's variance, relative to the anchor, whose rating is 0 by definition.
 
+use crate::arena::signed_elo;
 use crate::error::PlayError;
 
 /// Virtual draws added to every pair of players that played each other.
@@ -260,8 +261,10 @@ fn invert(matrix: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
 /// `generation 12: +840 Elo over random (95%: +790 to +890)`.
 pub fn headline(generation: u64, rating: &Rating) -> String {
     format!(
-        "generation {generation}: {:+.0} Elo over random (95%: {:+.0} to {:+.0})",
-        rating.elo, rating.low, rating.high
+        "generation {generation}: {} Elo over random (95%: {} to {})",
+        signed_elo(rating.elo),
+        signed_elo(rating.low),
+        signed_elo(rating.high)
     )
 }
 

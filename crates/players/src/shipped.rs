@@ -38,6 +38,8 @@ struct Entry {
     game: String,
     sims: usize,
     strength: String,
+    #[serde(default)]
+    headline: Option<String>,
     runs: Vec<String>,
 }
 
@@ -52,6 +54,9 @@ pub struct ShippedModel {
     pub sims: usize,
     /// Its measured strength in one line (docs/strength.md holds the table).
     pub strength: String,
+    /// Its strength in a few words, for a listing one line a model: the index's
+    /// `headline`, else the first clause of `strength`.
+    pub headline: String,
     /// The command of each run that trained it, oldest first.
     pub runs: Vec<String>,
     /// `models/NAME`: the checkpoint location for [`zerosum_store::checkpoints::locate`].
@@ -164,6 +169,9 @@ pub fn list_in(dir: &Path) -> Result<Vec<ShippedModel>, PlayError> {
                 name: entry.name,
                 game: entry.game,
                 sims: entry.sims,
+                headline: entry
+                    .headline
+                    .unwrap_or_else(|| first_clause(&entry.strength).to_string()),
                 strength: entry.strength,
                 runs: entry.runs,
                 base,
@@ -172,6 +180,17 @@ pub fn list_in(dir: &Path) -> Result<Vec<ShippedModel>, PlayError> {
             })
         })
         .collect()
+}
+
+/// A strength's first clause: up to its first parenthesis, semicolon or colon-and-space
+/// (`98% against mcts:10000 (100 games; ...)` is `98% against mcts:10000`).
+fn first_clause(strength: &str) -> &str {
+    let end = [" (", ";", ": "]
+        .iter()
+        .filter_map(|mark| strength.find(mark))
+        .min()
+        .unwrap_or(strength.len());
+    strength[..end].trim_end_matches([',', ' '])
 }
 
 /// The shipped models in [`models_dir`].
@@ -324,6 +343,20 @@ mod tests {
         model
             .load(&game, Device::Cpu)
             .expect("go-9x9 plays 9x9 at komi 0.5");
+    }
+
+    #[test]
+    fn a_headline_defaults_to_the_strength_s_first_clause() {
+        assert_eq!(
+            first_clause("98% against mcts:10000 (100 games; target 95%)"),
+            "98% against mcts:10000"
+        );
+        assert_eq!(
+            first_clause("85% against mcts:1000: a start"),
+            "85% against mcts:1000"
+        );
+        assert_eq!(first_clause("100 draws; 184-16-0"), "100 draws");
+        assert_eq!(first_clause("not measured yet"), "not measured yet");
     }
 
     #[test]

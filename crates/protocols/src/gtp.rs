@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use rand::rngs::SmallRng;
 use zerosum_games::error::shown;
 use zerosum_games::registry::{set_param, FromAnyGame};
-use zerosum_games::{Action, Game, Outcome, Player};
+use zerosum_games::{Action, Game, GameError, Outcome, Player};
 use zerosum_players::Agent;
 
 use super::Input;
@@ -44,7 +44,12 @@ pub type Rebuild<G> = Box<dyn Fn(&G, &str, &str) -> Result<G, String>>;
 /// ([`set_param`]), matched back to `G`.
 pub fn registry_rebuild<G: Game + FromAnyGame>() -> Rebuild<G> {
     Box::new(|game: &G, key: &str, value: &str| {
-        let any = set_param(&game.name(), key, value).map_err(|e| e.to_string())?;
+        // The reason alone: the registry's `bad parameter 'size=30,komi=...' for game go`
+        // names a parameter string the GTP user never typed.
+        let any = set_param(&game.name(), key, value).map_err(|e| match e {
+            GameError::BadParameter { reason, .. } => reason,
+            e => e.to_string(),
+        })?;
         G::from_any(any).ok_or_else(|| format!("{key}={value} makes another game"))
     })
 }
@@ -68,6 +73,26 @@ pub struct GtpEngine<G: Game> {
     resignation: Option<Resignation>,
     /// The colour of the last `genmove`: the resignation counts one colour's moves.
     genmove_colour: Option<Player>,
+}
+
+/// Sorted numbers as runs: `5 to 9, 11, 13 to 19`.
+fn ranges(numbers: &[usize]) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &n in numbers {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == n => *end = n,
+            _ => runs.push((n, n)),
+        }
+    }
+    let runs: Vec<String> = runs
+        .iter()
+        .map(|&(start, end)| match end - start {
+            0 => start.to_string(),
+            1 => format!("{start}, {end}"),
+            _ => format!("{start} to {end}"),
+        })
+        .collect();
+    runs.join(", ")
 }
 
 fn parse_colour(text: &str) -> Result<Player, String> {
@@ -242,14 +267,39 @@ impl<G: Game> GtpEngine<G> {
         if height == width && size == width {
             return Ok(String::new());
         }
-        let refused = |why: String| format!("unacceptable size for {}{why}", self.initial.name());
-        let Some(rebuild) = &self.rebuild else {
-            return Err(refused(String::new()));
-        };
-        let game = rebuild(&self.initial, "size", &size.to_string())
-            .map_err(|e| refused(format!(" ({e})")))?;
+        let game = self
+            .rebuild
+            .as_ref()
+            .and_then(|rebuild| rebuild(&self.initial, "size", &size.to_string()).ok())
+            .ok_or_else(|| format!("unacceptable size: {}", self.board_sizes()))?;
         self.restart(game, &[])?;
         Ok(String::new())
+    }
+
+    /// The sizes `boardsize` takes, for a refusal: `go takes sizes 5 to 19`, `chess plays
+    /// on 8x8 only`, `connect4 has no board size to set`.
+    fn board_sizes(&self) -> String {
+        let name = self.initial.name();
+        let game = name.split(':').next().unwrap_or(&name);
+        let [_, height, width] = self.initial.obs_shape();
+        let square = (height == width).then_some(width);
+        // GTP boards go up to 25.
+        let mut sizes: Vec<usize> = match &self.rebuild {
+            Some(rebuild) => (1..=25)
+                .filter(|size| rebuild(&self.initial, "size", &size.to_string()).is_ok())
+                .collect(),
+            None => Vec::new(),
+        };
+        sizes.extend(square);
+        sizes.sort_unstable();
+        sizes.dedup();
+        match (sizes.as_slice(), square) {
+            ([], _) => format!("{game} has no board size to set"),
+            ([only], Some(size)) if *only == size => {
+                format!("{game} plays on {size}x{size} only")
+            }
+            _ => format!("{game} takes sizes {}", ranges(&sizes)),
+        }
     }
 
     /// `clear_board`: back to the initial position, with a fresh agent.
@@ -575,12 +625,7 @@ mod tests {
             "{}",
             replies[2]
         );
-        assert!(
-            replies[3].starts_with("? unacceptable size for go:size=9")
-                && replies[3].contains("size must be in 5..=19"),
-            "{}",
-            replies[3]
-        );
+        assert_eq!(replies[3], "? unacceptable size: go takes sizes 5 to 19");
         assert!(replies[4].starts_with("? boardsize needs a number"));
         // Komi keeps the moves: J9 stays, and black's one stone wins by 81 - 24.5.
         assert_eq!(replies[5], "=");
@@ -588,13 +633,37 @@ mod tests {
         assert_eq!(replies[9], "= B+56.5");
         assert_eq!(replies[10], "=");
         assert!(
-            replies[11].starts_with("? bad parameter") && replies[11].contains("komi must be"),
+            replies[11].starts_with("? komi must be a multiple of 0.5"),
             "{}",
             replies[11]
         );
         assert_eq!(replies[12], "=");
         assert_eq!(replies[13], "= go:size=5,komi=24.5,max_moves=50");
         assert!(replies[14].starts_with("? "), "{}", replies[14]);
+    }
+
+    /// A refused `boardsize` says which sizes the game takes, in GTP's words, not the
+    /// registry's.
+    #[test]
+    fn a_refused_boardsize_names_the_sizes_the_game_takes() {
+        let out = session("boardsize 7\nboardsize 6\n");
+        assert_eq!(
+            out,
+            "? unacceptable size: connect4 has no board size to set\n\n".repeat(2)
+        );
+        let mut gomoku = GtpEngine::new(
+            zerosum_games::gomoku::Gomoku::new(),
+            Box::new(zerosum_players::players::RandomAgent),
+            SmallRng::seed_from_u64(1),
+        )
+        .with_rebuild(registry_rebuild());
+        let out = transcript(&mut gomoku, "boardsize 7\nboardsize 9\nboardsize 30\n");
+        assert_eq!(
+            out,
+            "? unacceptable size: gomoku takes sizes 9 to 19\n\n=\n\n\
+             ? unacceptable size: gomoku takes sizes 9 to 19\n\n"
+        );
+        assert_eq!(ranges(&[5, 6, 7, 9, 11, 12]), "5 to 7, 9, 11, 12");
     }
 
     /// A rebuilt game asks the repick hook for its player: a new one plays from then on,

@@ -1,5 +1,6 @@
 //! What to draw: each plot of the report as plain data, built from a [`RunHistory`].
 
+use zerosum_players::arena::signed_elo;
 use zerosum_train::history::RunHistory;
 use zerosum_train::reports::LearnerReport;
 
@@ -273,7 +274,7 @@ fn elo(history: &RunHistory) -> Chart {
         .collect();
     for p in history.ladder.iter().filter(|p| p.generation.is_none()) {
         chart.levels.push(Level {
-            label: format!("{} ({:+.0})", p.rating.player, p.rating.elo),
+            label: format!("{} ({})", p.rating.player, signed_elo(p.rating.elo)),
             y: p.rating.elo,
         });
     }

@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use zerosum_players::arena::signed_elo as signed;
 use zerosum_train::history::RunHistory;
 
 use crate::charts::Chart;
@@ -32,16 +33,6 @@ fn inline_svg(svg: &str) -> String {
             "<svg role=\"img\" preserveAspectRatio=\"xMidYMid meet\" ",
             1,
         )
-}
-
-/// A signed whole number of Elo points, never `-0`.
-fn signed(value: f64) -> String {
-    let text = format!("{value:+.0}");
-    if text == "-0" {
-        "+0".to_string()
-    } else {
-        text
-    }
 }
 
 fn duration(seconds: f64) -> String {

@@ -79,6 +79,8 @@ pub struct RunStore {
     location: String,
     patience: Duration,
     counters: Arc<Counters>,
+    /// The topmost local folder [`RunStore::create`] made for the run, if it made one.
+    created: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for RunStore {
@@ -111,7 +113,9 @@ impl RunStore {
     /// exist already), and checks at once that the store answers: a wrong scheme, a
     /// missing bucket, refused credentials or an unreachable endpoint fail here, in one
     /// line naming the location.
+    /// [`RunStore::remove_if_unused`] takes away again the folders it made.
     pub fn create(location: &str) -> Result<RunStore, StoreError> {
+        let mut created = None;
         if !is_url(location) || location.starts_with("file://") {
             let path = local_path(location);
             if path.exists() && !path.is_dir() {
@@ -120,12 +124,30 @@ impl RunStore {
                     reason: "a file, not a folder for a run".into(),
                 });
             }
+            created = first_missing(&path);
             std::fs::create_dir_all(&path).map_err(|source| StoreError::Io {
                 path: path.clone(),
                 source,
             })?;
         }
-        Self::open(location)
+        match Self::open(location) {
+            Ok(store) => Ok(RunStore { created, ..store }),
+            Err(e) => {
+                if let Some(dir) = &created {
+                    remove_empty_tree(dir);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Removes the folders [`RunStore::create`] made for the run while none holds a file:
+    /// a run refused before it wrote anything leaves no empty folder behind. A folder that
+    /// was there before is never removed, nor one with anything written in it.
+    pub fn remove_if_unused(&self) {
+        if let Some(dir) = &self.created {
+            remove_empty_tree(dir);
+        }
     }
 
     /// Opens the run at `location` as [`RunStore::create`] does, but creates nothing.
@@ -160,6 +182,7 @@ impl RunStore {
             location,
             patience: Duration::ZERO,
             counters: Arc::default(),
+            created: None,
         };
         // One request now, without retries, so that a bad location fails before any work.
         runtime()
@@ -402,6 +425,33 @@ fn local_path(location: &str) -> std::path::PathBuf {
     std::path::PathBuf::from(location.strip_prefix("file://").unwrap_or(location))
 }
 
+/// The topmost folder on the way to `path` (`path` itself or one above it) that does not
+/// exist yet, if any: what `create_dir_all(path)` would make first.
+fn first_missing(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    path.ancestors()
+        .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
+        .last()
+        .map(std::path::Path::to_path_buf)
+}
+
+/// Removes `dir` and the folders below it if none of them holds anything but folders
+/// (a file or a link keeps it); true when `dir` is gone.
+fn remove_empty_tree(dir: &std::path::Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    for entry in entries {
+        let Ok(entry) = entry else {
+            return false;
+        };
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        if !is_dir || !remove_empty_tree(&entry.path()) {
+            return false;
+        }
+    }
+    std::fs::remove_dir(dir).is_ok()
+}
+
 /// Errors worth another try: anything but the answers a retry cannot change, among them a
 /// disk's that stay as they are (a file where a folder should be, a full or read-only disk:
 /// a shared file system's passing failures are still retried).
@@ -461,6 +511,31 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let store = RunStore::create(dir.to_str().unwrap()).unwrap();
         (dir, store)
+    }
+
+    #[test]
+    fn only_the_empty_folders_create_made_are_removed() {
+        let (dir, store) = scratch("unused");
+        store.remove_if_unused();
+        assert!(
+            !dir.exists(),
+            "the folder create made, still empty, is gone"
+        );
+        // Folders made below one that exists: only they go.
+        std::fs::create_dir_all(&dir).unwrap();
+        let deep = dir.join("a/b");
+        let store = RunStore::create(deep.to_str().unwrap()).unwrap();
+        store.remove_if_unused();
+        assert!(dir.is_dir() && !dir.join("a").exists());
+        // A folder that existed, or one written in, stays.
+        let store = RunStore::create(dir.to_str().unwrap()).unwrap();
+        store.remove_if_unused();
+        assert!(dir.is_dir());
+        let store = RunStore::create(deep.to_str().unwrap()).unwrap();
+        store.put_once("x", b"1").unwrap();
+        store.remove_if_unused();
+        assert!(deep.join("x").is_file());
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::error::TrainError;
 use crate::run::train;
 use crate::sink::Silent;
 use zerosum_config::{ResolvedConfig, RunConfig};
-use zerosum_players::arena::{elo_of_score, play_match_with_openings, MatchReport};
+use zerosum_players::arena::{elo_of_score, play_match_with_openings, signed_elo, MatchReport};
 use zerosum_players::players::{build_agent, MctsAgent, PlayerSpec};
 use zerosum_players::Agent;
 use zerosum_store::store::RunStore;
@@ -332,12 +332,12 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
         for m in &row.references {
             let _ = write!(
                 line,
-                " {}-{}-{}, {:.0}%, {:+.0} |",
+                " {}-{}-{}, {:.0}%, {} |",
                 m.wins,
                 m.draws,
                 m.losses,
                 100.0 * m.score(),
-                m.elo()
+                signed_elo(m.elo())
             );
         }
         if settings.against_first {
@@ -357,10 +357,10 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
         } else {
             let _ = write!(
                 line,
-                " {:.0}% of {}, {:+.0} |",
+                " {:.0}% of {}, {} |",
                 100.0 * row.round_robin_score,
                 row.round_robin_games,
-                elo_of_score(row.round_robin_score)
+                signed_elo(elo_of_score(row.round_robin_score))
             );
         }
         let _ = writeln!(out, "{line}");

@@ -72,12 +72,19 @@ pub struct OpenRun {
 /// does not resume it), or starts from the new run's; applies the overrides; refuses
 /// another game than the run's or the caller's; resolves the config and checks its
 /// baselines.
+///
+/// A learner's refusal leaves no folder behind that it made for the run.
 pub fn open_run(request: &OpenRequest) -> Result<OpenRun, TrainError> {
-    let location = &request.location;
     let store = match request.opening {
-        Opening::Learner { .. } => RunStore::create(location)?,
-        Opening::Join => RunStore::open(location)?,
+        Opening::Learner { .. } => RunStore::create(&request.location)?,
+        Opening::Join => RunStore::open(&request.location)?,
     };
+    open_in(request, store.clone()).inspect_err(|_| store.remove_if_unused())
+}
+
+/// [`open_run`] in `store`, made or opened for it.
+fn open_in(request: &OpenRequest, store: RunStore) -> Result<OpenRun, TrainError> {
+    let location = &request.location;
     let identity = RunIdentity::check(&store)?;
     let config = run_config(request, &store, identity.is_some())?;
     let game = parse_game(&config.game)?;

@@ -131,7 +131,8 @@ impl Report<'_> {
                     .iter()
                     .map(|m| {
                         let score = 100.0 * m.score();
-                        format!("vs {}: {score:.0}% (Elo {:+.0})", m.opponent, m.elo())
+                        let elo = zerosum_players::arena::signed_elo(m.elo());
+                        format!("vs {}: {score:.0}% (Elo {elo})", m.opponent)
                     })
                     .collect();
                 matches.join(", ")

@@ -208,23 +208,23 @@ fn score_players<G: Game>(
     Ok(rows)
 }
 
+/// A column of rates with their intervals: as wide as the header `optimal (95% interval)`,
+/// one more than the widest rate, `100.0% [100.0, 100.0]`.
+const RATE_WIDTH: usize = 22;
+
 /// The table of each player's share of optimal moves, by stage and in all.
 fn print_scores(rows: &[(String, Vec<StageScore>)], stages: &[Stage]) {
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(30) + 2;
     println!();
     print!("{:<width$}", "optimal moves (95% interval)");
     for stage in stages {
-        print!("  {:>16}", stage.name);
+        print!("  {:>RATE_WIDTH$}", stage.name);
     }
     println!("  {:>16}", "all");
     for (name, scores) in rows {
         print!("{name:<width$}");
         for score in scores {
-            print!(
-                "  {:>8.1}% ±{:>4.1}",
-                100.0 * score.rate(),
-                100.0 * score.margin()
-            );
+            print!("  {:>RATE_WIDTH$}", score.rate_text());
         }
         let optimal: usize = scores.iter().map(|s| s.optimal).sum();
         let total: usize = scores.iter().map(|s| s.positions).sum();
@@ -391,7 +391,7 @@ fn save_erred<G: Game>(path: &Path, erred: &mut Vec<SolvedPosition>, initial: &G
 fn print_tallies(tallies: &[(String, Tally)]) {
     let width = tallies.iter().map(|t| t.0.len()).max().unwrap_or(0).max(6) + 2;
     println!(
-        "\n{:<width$}{:>6}  {:>14}  {:>7}  {:>22}  {:>9}  {:>9}  {:>10}",
+        "\n{:<width$}{:>6}  {:>14}  {:>7}  {:>RATE_WIDTH$}  {:>9}  {:>9}  {:>10}",
         "player",
         "games",
         "W-D-L",
@@ -408,12 +408,11 @@ fn print_tallies(tallies: &[(String, Tally)]) {
             positions: t.judged,
         };
         println!(
-            "{name:<width$}{:>6}  {:>14}  {:>7}  {:>13.1}% ±{:>4.1}  {:>9}  {:>9}  {:>10}",
+            "{name:<width$}{:>6}  {:>14}  {:>7}  {:>RATE_WIDTH$}  {:>9}  {:>9}  {:>10}",
             t.games,
             format!("+{} ={} -{}", t.wins, t.draws, t.games - t.wins - t.draws),
             t.judged,
-            100.0 * score.rate(),
-            100.0 * score.margin(),
+            score.rate_text(),
             t.errors[0],
             t.errors[1],
             t.errors[2]

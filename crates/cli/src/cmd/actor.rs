@@ -23,8 +23,8 @@ pub struct Args {
     pub id: Option<String>,
     /// Stop once this many batches are written, after the round of games in progress
     /// (default: until stopped)
-    #[arg(long, default_value_t = 0)]
-    pub batches: u64,
+    #[arg(long)]
+    pub batches: Option<u64>,
     /// Where batches wait while the store cannot be reached, in a folder per run (default:
     /// ~/.cache/zerosum/outbox)
     #[arg(long)]
@@ -56,7 +56,8 @@ pub fn run(args: Args) -> Result<()> {
     let options = ActorOptions {
         id: args.id.clone().unwrap_or_else(default_actor_id),
         outbox: outbox_for(&args.outbox.clone().unwrap_or_else(outbox_dir), &args.run),
-        max_batches: args.batches,
+        // 0: no limit.
+        max_batches: args.batches.unwrap_or(0),
     };
     println!(
         "actor {} playing {} for {}",

@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use zerosum_games::with_game;
+use zerosum_players::arena::{count, signed_elo};
 use zerosum_players::PlayerSpec;
 use zerosum_store::names;
 use zerosum_train::{run_ladder, LadderOptions};
@@ -67,8 +68,12 @@ pub fn run(args: Args) -> Result<()> {
     );
     for entry in &report.entries {
         println!(
-            "  {:<12} {:>+6.0}  [{:+.0}, {:+.0}]  {} games",
-            entry.player.name, entry.rating.elo, entry.rating.low, entry.rating.high, entry.games
+            "  {:<12} {:>6}  [{}, {}]  {}",
+            entry.player.name,
+            signed_elo(entry.rating.elo),
+            signed_elo(entry.rating.low),
+            signed_elo(entry.rating.high),
+            count(entry.games as usize, "game")
         );
     }
     if let Some(line) = report.headline() {

@@ -62,33 +62,42 @@ fn add(dir: &std::path::Path, checkpoint: &str, name: &str) -> Result<String> {
     Ok(out)
 }
 
+/// One line a model within 80 columns (name, game, size, training time, simulations and
+/// its strength in a few words); with `verbose`, its full game name, generations, whole
+/// strength line, network and training runs below it.
 fn list(dir: &std::path::Path, verbose: bool) -> Result<String> {
     let models = shipped::list_in(dir)?;
     if models.is_empty() {
         bail!("no models in {} (no {})", dir.display(), shipped::INDEX);
     }
+    let short_game = |model: &ShippedModel| -> String {
+        let game = model.game.split(':').next().unwrap_or(&model.game);
+        game.to_string()
+    };
     let name_width = models.iter().map(|m| m.name.len()).max().unwrap_or(0);
-    let game_width = models.iter().map(|m| m.game.len()).max().unwrap_or(0);
+    let game_width = models
+        .iter()
+        .map(|m| short_game(m).len())
+        .max()
+        .unwrap_or(0);
     let mut out = String::new();
-    writeln!(
-        out,
-        "{:<name_width$}  {:<game_width$} {:>7} {:>6} {:>6} {:>5}  strength",
-        "model", "game", "size", "hours", "gens", "sims"
-    )?;
+    let header = format!(
+        "{:<name_width$}  {:<game_width$}  {:>6}  {:>6}  {:>5}  ",
+        "model", "game", "size", "time", "sims"
+    );
+    // What is left of 80 columns for the strength.
+    let room = 80usize.saturating_sub(header.len()).max(20);
+    writeln!(out, "{header}strength")?;
     for model in &models {
-        let hours = model
-            .hours()
-            .map_or("?".to_string(), |hours| format!("{hours:.2}"));
         writeln!(
             out,
-            "{:<name_width$}  {:<game_width$} {:>7} {:>6} {:>6} {:>5}  {}",
+            "{:<name_width$}  {:<game_width$}  {:>6}  {:>6}  {:>5}  {}",
             model.name,
-            model.game,
+            short_game(model),
             size(model.bytes),
-            hours,
-            model.generations(),
+            model.hours().map_or("?".to_string(), training_time),
             model.sims,
-            model.strength
+            clip(&model.headline, room)
         )?;
         if verbose {
             details(&mut out, model)?;
@@ -96,16 +105,34 @@ fn list(dir: &std::path::Path, verbose: bool) -> Result<String> {
     }
     writeln!(
         out,
-        "\n{} models in {}; `zerosum play --game GAME` plays the one for GAME, `zerosum train --init {}/NAME` improves one",
+        "\n{} models in {}{}",
         models.len(),
         dir.display(),
+        if verbose {
+            ""
+        } else {
+            " (--verbose: each in full)"
+        }
+    )?;
+    writeln!(
+        out,
+        "`zerosum play --game GAME` plays the one for GAME;\n\
+         `zerosum train --init {}/NAME` improves one",
         dir.display()
     )?;
     Ok(out)
 }
 
-/// The network, then each run of the lineage with its generations, hours and command.
+/// The full game, generations and strength, the network, then each run of the lineage
+/// with its generations, hours and command.
 fn details(out: &mut String, model: &ShippedModel) -> std::fmt::Result {
+    writeln!(
+        out,
+        "    game: {}, {} generations",
+        model.game,
+        model.generations()
+    )?;
+    writeln!(out, "    strength: {}", model.strength)?;
     writeln!(out, "    network: {}", model.meta.model.describe())?;
     let hours =
         |seconds: Option<f64>| seconds.map_or("?".to_string(), |s| format!("{:.2}", s / 3600.0));
@@ -126,11 +153,43 @@ fn details(out: &mut String, model: &ShippedModel) -> std::fmt::Result {
     Ok(())
 }
 
+/// Hours of training as minutes below an hour (`40 min`), else hours (`10.8 h`).
+fn training_time(hours: f64) -> String {
+    if hours < 1.0 {
+        format!("{:.0} min", (hours * 60.0).max(1.0))
+    } else {
+        format!("{hours:.1} h")
+    }
+}
+
+/// `text` cut to `width` characters, with an ellipsis where it was cut.
+fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(width.saturating_sub(1)).collect();
+    format!("{}\u{2026}", kept.trim_end())
+}
+
 /// Bytes in kB or MB.
 fn size(bytes: u64) -> String {
     if bytes >= 1 << 20 {
         format!("{:.1} MB", bytes as f64 / f64::from(1 << 20))
     } else {
         format!("{} kB", bytes.div_ceil(1 << 10))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_clipped_strengths_are_short() {
+        assert_eq!(training_time(0.01), "1 min");
+        assert_eq!(training_time(0.69), "41 min");
+        assert_eq!(training_time(10.84), "10.8 h");
+        assert_eq!(clip("98% against mcts:10000", 30), "98% against mcts:10000");
+        assert_eq!(clip("abcdef ghi", 8), "abcdef\u{2026}");
     }
 }

@@ -86,7 +86,9 @@ pub fn run(mut args: Args) -> Result<()> {
             println!("stopped with generation {saved} saved: `zerosum train --run {location} --resume` goes on");
             return Ok(());
         }
-        result => result?,
+        // A run refused before it wrote anything (a device that is not there, say) leaves
+        // no empty folder behind.
+        result => result.inspect_err(|_| store.remove_if_unused())?,
     };
     println!(
         "done: generation {}, {} steps, {:.0}s of training; latest checkpoint {}",
