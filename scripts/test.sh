@@ -3,8 +3,9 @@
 # (optimised, as the end-to-end tic-tac-toe training test needs, but without the release
 # profile's link-time optimisation, so a change rebuilds in seconds), the Python package's tests
 # (pytest; the package itself, a cdylib, is built by setup.sh through maturin, so cargo test
-# leaves it out), then the end-to-end scripts that drive the binary from outside (a real
-# browser, a UCI client). Sets up first if needed.
+# leaves it out), every example of README.md and docs/ (scripts/docs-test.py), then the
+# end-to-end scripts that drive the binary from outside (a real browser, a UCI client). Sets
+# up first if needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -12,5 +13,6 @@ cargo fmt --all --check
 cargo clippy --profile fast --workspace --all-targets --locked -- -D warnings
 cargo test --profile fast --workspace --exclude zerosum-python --locked
 .venv/bin/python -m pytest -q crates/python/tests
+.venv/bin/python scripts/docs-test.py
 ZEROSUM_SKIP_BUILD=1 ./scripts/browser-test.sh
 ./scripts/uci-selfplay.py
