@@ -402,13 +402,17 @@ class Names:
 
 
 def exists(path):
-    """Whether `path` names a file or folder, or the files that start with it (a shipped
-    model `models/NAME`, an output prefix)."""
+    """Whether `path` names a file or folder, the files that start with it (a shipped model
+    `models/NAME`, an output prefix), or something a script makes that git ignores (such as
+    tests/browser/node_modules, which a fresh clone has not made yet)."""
     full = os.path.join(ROOT, path)
     if os.path.exists(full):
         return True
     folder, prefix = os.path.split(full)
-    return os.path.isdir(folder) and any(name.startswith(prefix + ".") for name in os.listdir(folder))
+    if os.path.isdir(folder) and any(name.startswith(prefix + ".") for name in os.listdir(folder)):
+        return True
+    ignored = subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT)
+    return ignored.returncode == 0
 
 
 def check_path(text):
