@@ -22,7 +22,7 @@ use zerosum_games::connect_four::ConnectFour;
 use zerosum_games::{Action, Game, Player};
 
 use crate::agent::Agent;
-use crate::arena::wilson_interval;
+use crate::arena::share_with_interval;
 use crate::error::PlayError;
 use crate::perfect::PerfectSolver;
 use zerosum_store::record::GameRecord;
@@ -274,20 +274,9 @@ impl StageScore {
         self.optimal as f64 / self.positions.max(1) as f64
     }
 
-    /// The 95% (Wilson) interval of the rate.
-    pub fn interval(&self) -> (f64, f64) {
-        wilson_interval(self.rate(), self.positions.max(1))
-    }
-
     /// The rate with its 95% interval, in percent: `99.0% [94.6, 99.8]`.
     pub fn rate_text(&self) -> String {
-        let (low, high) = self.interval();
-        format!(
-            "{:.1}% [{:.1}, {:.1}]",
-            100.0 * self.rate(),
-            100.0 * low,
-            100.0 * high
-        )
+        share_with_interval(self.rate(), self.positions.max(1))
     }
 }
 

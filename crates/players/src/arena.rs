@@ -128,13 +128,7 @@ impl MatchReport {
 
     /// The score with its 95% interval, in percent: `55.0% [45.2, 64.4]`.
     pub fn score_text(&self) -> String {
-        let (low, high) = self.score_interval();
-        format!(
-            "{:.1}% [{:.1}, {:.1}]",
-            100.0 * self.score(),
-            100.0 * low,
-            100.0 * high
-        )
+        share_with_interval(self.score(), self.games() as usize)
     }
 
     /// The Elo interval implied by the score interval.
@@ -216,6 +210,18 @@ pub fn times_a_move(millis: f64, opponent_millis: f64) -> String {
         _ => format!("{} {unit}", short_number(ms * scale)),
     };
     format!("{} a move against {}", text(millis), text(opponent_millis))
+}
+
+/// A share observed over `n` trials with its 95% Wilson interval, in percent:
+/// `55.0% [45.2, 64.4]`.
+pub fn share_with_interval(share: f64, n: usize) -> String {
+    let (low, high) = wilson_interval(share, n);
+    format!(
+        "{:.1}% [{:.1}, {:.1}]",
+        100.0 * share,
+        100.0 * low,
+        100.0 * high
+    )
 }
 
 /// The 95% Wilson score interval of a share observed over `n` trials ((0, 1) for none):

@@ -15,6 +15,14 @@ pub struct GameArgs {
     /// colon (connect4:rows=6,cols=7, go:size=9,komi=7.5)
     #[arg(long, short)]
     pub game: Option<String>,
+    #[command(flatten)]
+    pub settings: ConfigArgs,
+}
+
+/// The config, seed and device flags, for commands whose game is fixed (`uci`) as for
+/// those that name one ([`GameArgs`]).
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ConfigArgs {
     /// A config file (TOML) in place of the game's default in configs/
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -34,7 +42,13 @@ impl GameArgs {
     /// --config), with --game, --seed and --device set in it (the --set overrides are
     /// applied on top by whoever resolves it).
     pub fn new_run(&self) -> Result<NewRun> {
-        let text = match &self.config {
+        let ConfigArgs {
+            config,
+            seed,
+            device,
+            ..
+        } = &self.settings;
+        let text = match config {
             Some(path) => std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read config {}", path.display()))?,
             None => {
@@ -51,10 +65,10 @@ impl GameArgs {
         if let Some(game) = &self.game {
             settings.push(format!("game={}", toml_string(game)));
         }
-        if let Some(seed) = self.seed {
+        if let Some(seed) = seed {
             settings.push(format!("seed={seed}"));
         }
-        if let Some(device) = &self.device {
+        if let Some(device) = device {
             settings.push(format!("device={}", toml_string(device)));
         }
         Ok(NewRun { text, settings })
@@ -62,7 +76,7 @@ impl GameArgs {
 
     /// Whether the flags name a game or a config, from which a new run can start.
     pub fn names_a_config(&self) -> bool {
-        self.game.is_some() || self.config.is_some()
+        self.game.is_some() || self.settings.config.is_some()
     }
 
     /// Resolves the config of a command that runs no run: the new run's config with the
@@ -72,7 +86,7 @@ impl GameArgs {
         let settings: Vec<String> = new
             .settings
             .into_iter()
-            .chain(self.overrides.clone())
+            .chain(self.settings.overrides.clone())
             .collect();
         resolve_config(RunConfig::from_toml(&new.text, &settings)?)
     }
@@ -93,7 +107,7 @@ pub fn resolve_with_checkpoint(
     args: &GameArgs,
     checkpoint: Option<&std::path::Path>,
 ) -> Result<(AnyGame, ResolvedConfig)> {
-    if args.game.is_some() || args.config.is_some() {
+    if args.names_a_config() {
         return args.resolve();
     }
     let Some(path) = checkpoint else {
@@ -360,10 +374,7 @@ mod tests {
     fn resolve(game: &str) -> ResolvedConfig {
         let args = GameArgs {
             game: Some(game.to_string()),
-            config: None,
-            overrides: Vec::new(),
-            seed: None,
-            device: None,
+            settings: ConfigArgs::default(),
         };
         args.resolve().expect("the default config resolves").1
     }

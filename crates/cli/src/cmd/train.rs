@@ -46,12 +46,12 @@ pub fn run(mut args: Args) -> Result<()> {
             bail!("--init starts a new run; a run that exists resumes from its own checkpoints");
         }
         let init = format!("init={}", zerosum_config::toml_string(init));
-        args.game.overrides.push(init);
+        args.game.settings.overrides.push(init);
     }
     // Actor threads are an asynchronous run's: naming them makes the run asynchronous.
     if args.actors.is_some() {
         let mode = format!("mode={}", zerosum_config::toml_string("async"));
-        args.game.overrides.push(mode);
+        args.game.settings.overrides.push(mode);
     }
     let (location, new) = location(&args)?;
     let OpenRun {
@@ -65,7 +65,7 @@ pub fn run(mut args: Args) -> Result<()> {
             new,
             resume: args.resume,
         },
-        overrides: args.game.overrides.clone(),
+        overrides: args.game.settings.overrides.clone(),
         game: args.game.game.clone(),
     })?;
     print_warnings(&warnings);

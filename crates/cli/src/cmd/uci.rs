@@ -13,24 +13,14 @@ use zerosum_games::Game;
 use zerosum_nn::{parse_device, Device, NetEvaluator};
 use zerosum_search::{Algorithm, EvalCache, Evaluator, RolloutEvaluator};
 
-use super::common::{resolve_with_checkpoint, GameArgs};
+use super::common::{resolve_with_checkpoint, ConfigArgs, GameArgs};
 use zerosum_protocols::uci::{run_loop, Output, Searcher, UciEngine, UciSettings};
 
 /// UCI speaks chess only, so it takes the shared flags of [`GameArgs`] less `--game`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A config file (TOML) in place of chess's default in configs/
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Override a config key: --set search.num_simulations=100 (repeatable)
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub overrides: Vec<String>,
-    /// Seed for every random choice
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Device for the network: auto, cpu, cuda, cuda:N
-    #[arg(long)]
-    pub device: Option<String>,
+    #[command(flatten)]
+    pub settings: ConfigArgs,
     /// A trained chess checkpoint; without it, the shipped chess model plays (`zerosum
     /// models`), or rollout MCTS where none fits the game
     #[arg(long)]
@@ -50,11 +40,9 @@ const DEFAULT_UCI_SIMS: usize = 400;
 pub fn run(args: Args) -> Result<()> {
     // Chess, unless a config or a checkpoint names the game (and is refused if not chess).
     let game_args = GameArgs {
-        game: (args.config.is_none() && args.checkpoint.is_none()).then(|| Chess::new().name()),
-        config: args.config.clone(),
-        overrides: args.overrides.clone(),
-        seed: args.seed,
-        device: args.device.clone(),
+        game: (args.settings.config.is_none() && args.checkpoint.is_none())
+            .then(|| Chess::new().name()),
+        settings: args.settings.clone(),
     };
     if let Some(sims) = args.sims.filter(|sims| !(1..=1_000_000).contains(sims)) {
         bail!("--sims must be from 1 to 1000000, got {sims}");
