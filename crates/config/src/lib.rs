@@ -11,8 +11,10 @@ use zerosum_nn::{LearnerConfig, ModelConfig};
 use zerosum_search::SearchConfig;
 
 mod defaults;
+pub mod schedule;
 
 pub use defaults::default_config;
+pub use schedule::{Curve, ScheduleConfig};
 
 /// A config that does not parse or does not make sense, in one line.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -341,6 +343,8 @@ pub struct RunConfig {
     pub play: PlayConfig,
     /// Whether new networks must beat the best before they generate games.
     pub gating: GatingConfig,
+    /// Self-play and learning settings shaped over the run's budget.
+    pub schedule: ScheduleConfig,
     /// A checkpoint (a run, `checkpoints/latest`, NAME, or a URL of any) whose weights a new
     /// run starts from instead of a random network (`train --init`): its game and network
     /// shape must be the run's. Empty: a fresh network.
@@ -379,6 +383,7 @@ impl Default for RunConfig {
             arena: ArenaConfig::default(),
             play: PlayConfig::default(),
             gating: GatingConfig::default(),
+            schedule: ScheduleConfig::default(),
         }
     }
 }
@@ -412,6 +417,43 @@ impl RunConfig {
         value
             .try_into()
             .map_err(|e: toml::de::Error| ConfigError(one_line(&e.to_string())))
+    }
+
+    /// The share of the run's budget spent after `seconds` of training and `generations`
+    /// whole generations: of `max_minutes` where it is set, of `generations`, whichever
+    /// ends the run first; from 0 to 1.
+    pub fn budget_used(&self, seconds: f64, generations: u64) -> f64 {
+        let by_time = match self.max_minutes > 0.0 {
+            true => seconds / (self.max_minutes * 60.0),
+            false => 0.0,
+        };
+        let by_generations = generations as f64 / self.generations.max(1) as f64;
+        by_time.max(by_generations).clamp(0.0, 1.0)
+    }
+
+    /// The config with the schedule's multipliers at `used` of the budget applied: what
+    /// self-play and learning run with at that point of the run.
+    pub fn at(&self, used: f64) -> RunConfig {
+        let mut config = self.clone();
+        let schedule = &self.schedule;
+        let times = |n: usize, curve: &Curve| (n as f64 * curve.at(used)).round() as usize;
+        let rate = schedule.learning_rate.at(used);
+        config.learner.learning_rate *= rate;
+        for (_, later) in &mut config.learner.lr_schedule {
+            *later *= rate;
+        }
+        let window = &schedule.window_positions;
+        config.replay.window_positions = times(self.replay.window_positions, window).max(1);
+        let simulations = &schedule.num_simulations;
+        config.search.num_simulations = times(self.search.num_simulations, simulations).max(1);
+        config.self_play.fast_simulations =
+            times(self.self_play.fast_simulations, simulations).max(1);
+        let plies = &schedule.random_opening_plies;
+        config.self_play.random_opening_plies = OpeningPlies {
+            min: times(self.self_play.random_opening_plies.min, plies),
+            max: times(self.self_play.random_opening_plies.max, plies),
+        };
+        config
     }
 
     /// Simulations per move of the trained agent outside training ([`PlayConfig`]).
@@ -472,6 +514,7 @@ impl RunConfig {
         }
         errors.extend(self.model.validate());
         errors.extend(self.learner.validate());
+        errors.extend(self.schedule.validate());
         errors
     }
 
@@ -930,6 +973,35 @@ mod tests {
         RunConfig::from_toml(fine, &[])
             .and_then(RunConfig::resolve)
             .unwrap();
+    }
+
+    #[test]
+    fn the_budget_is_the_time_limit_or_the_generations_whichever_ends_the_run_first() {
+        let config = |text: &str| RunConfig::from_toml(text, &[]).unwrap();
+        let timed = config("max_minutes = 10.0\ngenerations = 1000");
+        assert_eq!(timed.budget_used(150.0, 5), 0.25);
+        assert_eq!(timed.budget_used(900.0, 5), 1.0);
+        let counted = config("generations = 20");
+        assert_eq!(counted.budget_used(1e6, 5), 0.25);
+        let scheduled = config(
+            "[search]\nnum_simulations = 100\n[self_play]\nrandom_opening_plies = [0, 8]\n\
+             fast_simulations = 20\n[schedule]\nnum_simulations = [[0, 0.5], [1, 1.5]]\n\
+             random_opening_plies = [[0, 1], [1, 0]]\nlearning_rate = [[0, 2]]",
+        );
+        let late = scheduled.at(0.75);
+        assert_eq!(late.search.num_simulations, 125);
+        assert_eq!(late.self_play.fast_simulations, 25);
+        assert_eq!(
+            late.self_play.random_opening_plies,
+            OpeningPlies { min: 0, max: 2 }
+        );
+        assert_eq!(
+            late.learner.learning_rate,
+            2.0 * scheduled.learner.learning_rate
+        );
+        assert_eq!(scheduled.at(0.0).search.num_simulations, 50);
+        let plain = config("");
+        assert_eq!(plain.at(0.6), plain);
     }
 
     #[test]

@@ -68,6 +68,18 @@ impl TrainState {
         })
     }
 
+    /// Takes up `config`'s learning rate and its schedule by steps, from the next step on:
+    /// a run's schedule over its budget changes them as the run goes.
+    pub fn set_learning_rate(&mut self, config: &LearnerConfig) {
+        self.config.learning_rate = config.learning_rate;
+        self.config.lr_schedule = config.lr_schedule.clone();
+    }
+
+    /// The learning rate of the next step.
+    pub fn learning_rate(&self) -> f64 {
+        self.config.learning_rate_at(self.step)
+    }
+
     /// The model being trained.
     pub fn model(&self) -> &Model {
         &self.model

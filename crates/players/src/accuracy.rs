@@ -89,13 +89,57 @@ pub struct DrawnPositions {
     pub too_hard: Vec<usize>,
 }
 
-/// A part of the game to draw positions from, by moves played.
+/// A set of positions to draw: a part of the game, by moves played, and, where given, how
+/// hard its positions are.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stage {
-    /// `begin`, `middle` or `end`.
+    /// `begin`, `middle` or `end`, with the difficulty where there is one: `begin-hard`.
     pub name: String,
     /// Moves played before the position, both ends included.
     pub plies: RangeInclusive<usize>,
+    /// The difficulty of every position of the set; `None` takes any.
+    pub difficulty: Option<Difficulty>,
+}
+
+/// How hard a position is to play, by how many of its moves keep its outcome: Pons's
+/// benchmark sorts by how long his solver takes, which says little about a network, so
+/// here a position is hard when one move alone keeps the outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Difficulty {
+    /// More than half of the moves keep the outcome.
+    Easy,
+    /// Two or more keep it, but at most half.
+    Medium,
+    /// Exactly one move keeps it.
+    Hard,
+}
+
+impl Difficulty {
+    /// Every difficulty, easiest first.
+    pub const ALL: [Difficulty; 3] = [Difficulty::Easy, Difficulty::Medium, Difficulty::Hard];
+
+    /// The difficulty of a position whose moves have `values`; `None` when every move has
+    /// the same value (nothing to get wrong).
+    pub fn of(values: &[i8]) -> Option<Difficulty> {
+        let best = *values.iter().max()?;
+        let keeping = values.iter().filter(|&&v| v == best).count();
+        match keeping {
+            k if k == values.len() => None,
+            1 => Some(Difficulty::Hard),
+            k if 2 * k > values.len() => Some(Difficulty::Easy),
+            _ => Some(Difficulty::Medium),
+        }
+    }
+
+    /// Its name in a set's name: `begin-hard`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Difficulty::Easy => "easy",
+            Difficulty::Medium => "medium",
+            Difficulty::Hard => "hard",
+        }
+    }
 }
 
 /// Pons's three stages on a board of `cells` cells (for 6 x 7: fewer than 14 moves played,
@@ -105,12 +149,45 @@ pub fn stages(cells: usize, first: usize) -> Vec<Stage> {
     let stage = |name: &str, plies: RangeInclusive<usize>| Stage {
         name: name.to_string(),
         plies,
+        difficulty: None,
     };
     vec![
         stage("begin", first.min(third - 1)..=third - 1),
         stage("middle", third..=2 * third - 1),
         stage("end", 2 * third..=cells.saturating_sub(2)),
     ]
+}
+
+/// Each of `stages` split by difficulty, stage by stage.
+pub fn sets_by_difficulty(stages: &[Stage]) -> Vec<Stage> {
+    stages
+        .iter()
+        .flat_map(|stage| {
+            Difficulty::ALL.map(|difficulty| Stage {
+                name: format!("{}-{}", stage.name, difficulty.name()),
+                plies: stage.plies.clone(),
+                difficulty: Some(difficulty),
+            })
+        })
+        .collect()
+}
+
+/// The six sets of Pons's benchmark (and AlphaZero.jl's reports), in their order: end-easy,
+/// middle-easy, begin-easy, middle-medium, begin-medium, begin-hard.
+pub fn pons_sets(stages: &[Stage]) -> Vec<Stage> {
+    let all = sets_by_difficulty(stages);
+    let wanted = [
+        "end-easy",
+        "middle-easy",
+        "begin-easy",
+        "middle-medium",
+        "begin-medium",
+        "begin-hard",
+    ];
+    wanted
+        .iter()
+        .filter_map(|name| all.iter().find(|set| set.name == *name).cloned())
+        .collect()
 }
 
 /// A solved position: how to reach it and the value of each of its moves.
@@ -141,14 +218,14 @@ impl SolvedPosition {
         if position.is_terminal() {
             return Err(bad("the game is over there".into()));
         }
-        if !stages.iter().any(|stage| stage.name == self.stage) {
+        let Some(stage) = stages.iter().find(|stage| stage.name == self.stage) else {
             let names: Vec<&str> = stages.iter().map(|stage| stage.name.as_str()).collect();
             return Err(bad(format!(
                 "stage {:?} is not one of {}",
                 self.stage,
                 names.join(", ")
             )));
-        }
+        };
         let mut legal: Vec<String> = position
             .legal_action_vec()
             .into_iter()
@@ -168,7 +245,23 @@ impl SolvedPosition {
         if let Some(missing) = legal.first() {
             return Err(bad(format!("the legal move {missing} has no value")));
         }
+        if stage
+            .difficulty
+            .is_some_and(|d| Some(d) != self.difficulty())
+        {
+            return Err(bad(format!(
+                "it is in the {} set, but its move values make it {}",
+                self.stage,
+                self.difficulty()
+                    .map_or("one with no wrong move", Difficulty::name)
+            )));
+        }
         Ok(position)
+    }
+
+    /// How hard the position is; `None` if every move has the same value.
+    pub fn difficulty(&self) -> Option<Difficulty> {
+        Difficulty::of(&self.values.iter().map(|v| v.1).collect::<Vec<_>>())
     }
 
     /// The best value a move reaches.
@@ -185,10 +278,12 @@ impl SolvedPosition {
 }
 
 /// Draws `per_stage` positions for each stage from uniformly random games (seeded), keeps
-/// those that are not finished and where some move is worse than another, and solves them;
-/// a position that takes more than `max_nodes` to solve is skipped and counted. (Skipping
-/// leans the set towards easier positions: the count says by how much.) `on_position`
-/// hears about each one kept. Fails if the game cannot be solved.
+/// those that are not finished, where some move is worse than another and whose difficulty
+/// is the stage's, and solves them; stages of the same moves played share the draw, each
+/// position going to the first of them it fits that still has room. A position that takes
+/// more than `max_nodes` to solve is skipped and counted against each stage of its moves
+/// played. (Skipping leans the sets towards easier positions: the count says by how much.)
+/// `on_position` hears about each one kept. Fails if the game cannot be solved.
 pub fn draw_positions<G: Game>(
     initial: &G,
     stages: &[Stage],
@@ -199,42 +294,43 @@ pub fn draw_positions<G: Game>(
 ) -> Result<DrawnPositions, PlayError> {
     let mut solver = ExactSolver::new(initial);
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut kept = Vec::new();
-    let mut too_hard = Vec::new();
-    for stage in stages {
-        let mut skipped = 0;
-        let mut found = 0;
+    let mut kept: Vec<(usize, SolvedPosition)> = Vec::new();
+    let mut too_hard = vec![0; stages.len()];
+    let mut found = vec![0; stages.len()];
+    for (first, stage) in stages.iter().enumerate() {
+        if stages[..first].iter().any(|s| s.plies == stage.plies) {
+            continue;
+        }
+        let members: Vec<usize> = (first..stages.len())
+            .filter(|&i| stages[i].plies == stage.plies)
+            .collect();
         let mut attempts = 0;
-        while found < per_stage {
+        while members.iter().any(|&i| found[i] < per_stage) {
             attempts += 1;
-            if attempts > 1000 * per_stage.max(1) {
+            if attempts > 1000 * per_stage.max(1) * members.len() {
                 return Err(PlayError::Benchmark(format!(
-                    "found only {found} positions with a choice at {} moves played",
+                    "found too few positions with a choice at {} moves played",
                     describe_plies(&stage.plies)
                 )));
             }
-            let plies = rng.random_range(stage.plies.clone());
-            let mut position = initial.clone();
-            let mut moves = Vec::with_capacity(plies);
-            while moves.len() < plies && !position.is_terminal() {
-                let legal = position.legal_action_vec();
-                let action = legal[rng.random_range(0..legal.len())];
-                moves.push(position.format_action(action));
-                position.apply(action);
-            }
+            let (position, moves) = random_position(initial, &stage.plies, &mut rng);
             if position.is_terminal() {
                 continue;
             }
             let Some(values) = solver.action_values_within(&position, max_nodes)? else {
-                skipped += 1;
+                members.iter().for_each(|&i| too_hard[i] += 1);
                 continue;
             };
-            let first = values[0].1;
-            if values.iter().all(|v| v.1 == first) {
+            let difficulty = Difficulty::of(&values.iter().map(|v| v.1).collect::<Vec<_>>());
+            let Some(set) = members.iter().copied().find(|&i| {
+                found[i] < per_stage
+                    && difficulty.is_some()
+                    && stages[i].difficulty.is_none_or(|d| Some(d) == difficulty)
+            }) else {
                 continue;
-            }
+            };
             let solved = SolvedPosition {
-                stage: stage.name.clone(),
+                stage: stages[set].name.clone(),
                 moves,
                 values: values
                     .into_iter()
@@ -242,15 +338,34 @@ pub fn draw_positions<G: Game>(
                     .collect(),
             };
             on_position(&solved);
-            kept.push(solved);
-            found += 1;
+            kept.push((set, solved));
+            found[set] += 1;
         }
-        too_hard.push(skipped);
     }
+    kept.sort_by_key(|(set, _)| *set);
     Ok(DrawnPositions {
-        positions: kept,
+        positions: kept.into_iter().map(|(_, solved)| solved).collect(),
         too_hard,
     })
+}
+
+/// The position after a uniformly random number of `plies` of uniformly random moves
+/// (fewer if the game ends first), with the moves in the game's notation.
+fn random_position<G: Game>(
+    initial: &G,
+    plies: &RangeInclusive<usize>,
+    rng: &mut SmallRng,
+) -> (G, Vec<String>) {
+    let plies = rng.random_range(plies.clone());
+    let mut position = initial.clone();
+    let mut moves = Vec::with_capacity(plies);
+    while moves.len() < plies && !position.is_terminal() {
+        let legal = position.legal_action_vec();
+        let action = legal[rng.random_range(0..legal.len())];
+        moves.push(position.format_action(action));
+        position.apply(action);
+    }
+    (position, moves)
 }
 
 fn describe_plies(plies: &RangeInclusive<usize>) -> String {
@@ -277,6 +392,13 @@ impl StageScore {
     /// The rate with its 95% interval, in percent: `99.0% [94.6, 99.8]`.
     pub fn rate_text(&self) -> String {
         share_with_interval(self.rate(), self.positions.max(1))
+    }
+
+    /// The share of positions where the move changed the outcome (a win into a draw or
+    /// loss, a draw into a loss) with its 95% interval: with values of -1, 0 and 1, every
+    /// move that is not optimal is one.
+    pub fn errors_text(&self) -> String {
+        share_with_interval(1.0 - self.rate(), self.positions.max(1))
     }
 }
 
@@ -564,6 +686,7 @@ mod tests {
         let stages = vec![Stage {
             name: "end".to_string(),
             plies: 30..=36,
+            difficulty: None,
         }];
         let positions = draw_positions(&initial, &stages, 5, 9, u64::MAX, |_| {})
             .unwrap()
@@ -582,6 +705,52 @@ mod tests {
                 .unwrap()
                 .positions,
             positions
+        );
+    }
+
+    #[test]
+    fn difficulty_counts_the_moves_that_keep_the_outcome() {
+        assert_eq!(Difficulty::of(&[1, -1, -1, 0]), Some(Difficulty::Hard));
+        assert_eq!(Difficulty::of(&[0, 0, -1, -1]), Some(Difficulty::Medium));
+        assert_eq!(Difficulty::of(&[1, 1, 1, -1]), Some(Difficulty::Easy));
+        assert_eq!(Difficulty::of(&[0, 0, 0]), None);
+        let names: Vec<String> = pons_sets(&stages(42, 0))
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "end-easy",
+                "middle-easy",
+                "begin-easy",
+                "middle-medium",
+                "begin-medium",
+                "begin-hard"
+            ]
+        );
+    }
+
+    /// Sets of the same moves played share one draw; each keeps its own difficulty, and a
+    /// position filed under the wrong one is refused.
+    #[test]
+    fn sets_by_difficulty_hold_positions_of_their_difficulty() {
+        let initial = ConnectFour::new();
+        let end = stages(42, 0).split_off(2);
+        let sets = sets_by_difficulty(&end);
+        let drawn = draw_positions(&initial, &sets, 4, 3, u64::MAX, |_| {}).unwrap();
+        assert_eq!(drawn.positions.len(), 12);
+        for (solved, set) in drawn.positions.iter().zip(sets.iter().flat_map(|s| [s; 4])) {
+            assert_eq!(solved.stage, set.name);
+            assert_eq!(solved.difficulty(), set.difficulty);
+            solved.position(&initial, &sets).unwrap();
+        }
+        let mut misfiled = drawn.positions[0].clone();
+        misfiled.stage = "end-hard".to_string();
+        let refused = misfiled.position(&initial, &sets).unwrap_err().to_string();
+        assert!(
+            refused.contains("its move values make it easy"),
+            "{refused}"
         );
     }
 

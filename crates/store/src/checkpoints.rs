@@ -12,12 +12,16 @@ use crate::names;
 use crate::store::{is_url, RunStore};
 
 /// What [`names::LATEST`] holds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pointer {
     /// The checkpoint's base name within `checkpoints/` (`gen-0005`).
     pub checkpoint: String,
     /// Its generation.
     pub generation: u64,
+    /// The share of the run's budget used when it was published: where self-play with it
+    /// stands on the run's schedule (0 in runs from before schedules).
+    #[serde(default)]
+    pub budget_used: f64,
 }
 
 /// Writes `model` as checkpoint `generation`, with the learner's `optimizer` state where
@@ -63,11 +67,13 @@ pub fn write_files(
     Ok(dir.join(name))
 }
 
-/// Points [`names::LATEST`] at checkpoint `generation` (written before by [`save`]).
-pub fn publish(store: &RunStore, generation: u64) -> Result<(), StoreError> {
+/// Points [`names::LATEST`] at checkpoint `generation` (written before by [`save`]),
+/// published at `budget_used` of the run's budget.
+pub fn publish(store: &RunStore, generation: u64, budget_used: f64) -> Result<(), StoreError> {
     let pointer = Pointer {
         checkpoint: names::generation_name(generation),
         generation,
+        budget_used,
     };
     store.replace(
         names::LATEST,

@@ -25,7 +25,7 @@ use crate::reports::ActorEvent;
 use crate::self_play::{self_play_lineup, self_play_until, SelfPlayCounters};
 use crate::sink::{Handler, Moment, Report};
 use zerosum_config::{derive_seed, stream, RunConfig};
-use zerosum_store::checkpoints;
+use zerosum_store::checkpoints::{self, Pointer};
 use zerosum_store::events;
 use zerosum_store::names;
 use zerosum_store::record::GameRecord;
@@ -390,7 +390,7 @@ impl<'a, G: Game> Actor<'a, G> {
         let mut report = reporter(handler);
         let mut summary = ActorSummary::default();
         let mut rounds = 0;
-        let mut current: Option<(u64, NetEvaluator<G>)> = None;
+        let mut current: Option<(Pointer, NetEvaluator<G>)> = None;
         let mut upload = Backoff::default();
         let device = zerosum_nn::parse_device(&self.config.device)?;
         // Batches left by an earlier actor on this machine go first.
@@ -416,13 +416,13 @@ impl<'a, G: Game> Actor<'a, G> {
                     sleep_unless_stopped(retry_in, stop);
                 }
             }
-            let Some((generation, evaluator)) = current.as_mut() else {
+            let Some((pointer, evaluator)) = current.as_mut() else {
                 sleep_unless_stopped(Duration::from_millis(500), stop);
                 continue;
             };
             self.play_round(
                 evaluator,
-                *generation,
+                pointer,
                 rounds,
                 stop,
                 &mut summary,
@@ -440,20 +440,22 @@ impl<'a, G: Game> Actor<'a, G> {
 
     /// A round of games with one network, `batch_games` in lockstep as in synchronous
     /// self-play, every `games_per_batch` finished games kept as a batch and the outbox
-    /// flushed when its backoff allows. A round cut short by `stop` keeps the batches it
-    /// finished.
+    /// flushed when its backoff allows; played with the run's schedule where `network` was
+    /// published. A round cut short by `stop` keeps the batches it finished.
     #[allow(clippy::too_many_arguments)]
     fn play_round(
         &self,
         evaluator: &mut NetEvaluator<G>,
-        generation: u64,
+        network: &Pointer,
         round: u64,
         stop: &AtomicBool,
         summary: &mut ActorSummary,
         upload: &mut Backoff,
         report: &mut impl FnMut(ActorEvent),
     ) -> Result<(), TrainError> {
-        let self_play = &self.config.self_play;
+        let generation = network.generation;
+        let scheduled = self.config.at(network.budget_used);
+        let self_play = &scheduled.self_play;
         let games = self_play.games_per_batch.max(2 * self_play.batch_games);
         let mut rng = SmallRng::seed_from_u64(derive_seed(
             self.config.seed,
@@ -484,7 +486,7 @@ impl<'a, G: Game> Actor<'a, G> {
         self_play_until(
             self.initial,
             evaluator,
-            &self.config.search,
+            &scheduled.search,
             self_play,
             games,
             &mut rng,
@@ -508,7 +510,7 @@ impl<'a, G: Game> Actor<'a, G> {
     /// Takes the newest published checkpoint if it is newer than `current`.
     fn refresh(
         &self,
-        current: &mut Option<(u64, NetEvaluator<G>)>,
+        current: &mut Option<(Pointer, NetEvaluator<G>)>,
         device: zerosum_nn::Device,
         report: &mut impl FnMut(ActorEvent),
     ) -> Result<Freshness, TrainError> {
@@ -522,12 +524,14 @@ impl<'a, G: Game> Actor<'a, G> {
         let Some(newest) = checkpoints::published(&self.store)? else {
             return Ok(Freshness::Current);
         };
-        if current.as_ref().is_none_or(|(g, _)| *g < newest.generation) {
-            let model = checkpoints::load(&self.store, newest.generation, self.initial, device)?;
-            *current = Some((newest.generation, NetEvaluator::new(model, self.initial)));
-            report(ActorEvent::Loaded {
-                generation: newest.generation,
-            });
+        if current
+            .as_ref()
+            .is_none_or(|(p, _)| p.generation < newest.generation)
+        {
+            let generation = newest.generation;
+            let model = checkpoints::load(&self.store, generation, self.initial, device)?;
+            *current = Some((newest, NetEvaluator::new(model, self.initial)));
+            report(ActorEvent::Loaded { generation });
         }
         Ok(Freshness::Current)
     }

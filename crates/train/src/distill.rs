@@ -164,7 +164,9 @@ fn train_curriculum<G: Game>(
     progress.phase_started(last, Phase::Learn, last);
     for generation in 1..=last {
         let records = generation_records(run, generation)?;
-        let report = trainer.learn(generation, &records, rng, &mut Silent);
+        // The curriculum's budget is the run's generations: its schedule runs over them.
+        let used = (generation - 1) as f64 / last as f64;
+        let report = trainer.learn(generation, &records, used, rng, &mut Silent);
         finite(&report.final_losses, "curriculum", generation)?;
         last_report = Some(report);
         progress.phase_advanced(1);

@@ -365,7 +365,7 @@ mod tests {
             model.set_progress(generation * 5, generation);
             zerosum_store::checkpoints::save(&store, generation, &model, None).unwrap();
         }
-        zerosum_store::checkpoints::publish(&store, 2).unwrap();
+        zerosum_store::checkpoints::publish(&store, 2, 0.0).unwrap();
         (dir, store, config)
     }
 

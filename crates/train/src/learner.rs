@@ -163,7 +163,7 @@ impl<'a, G: Game> Trainer<'a, G> {
     /// positions: a generation's training stays bounded by the window, however much
     /// arrived, so the learner never falls further and further behind.
     pub fn add(&mut self, generation: u64, mut samples: Vec<crate::replay::Sample>) {
-        let window = self.config.replay.window_positions;
+        let window = self.buffer.window();
         if samples.len() > window {
             samples.drain(..samples.len() - window);
         }
@@ -172,14 +172,19 @@ impl<'a, G: Game> Trainer<'a, G> {
 
     /// Adds generation `generation`'s games to the window and trains on it: as many steps
     /// as `learner.epochs` passes over the window, or fewer where `replay.reuse` caps the
-    /// samples drawn per new position.
+    /// samples drawn per new position. The window's size and the learning rate are the
+    /// schedule's at `budget_used` of the run's budget.
     pub fn learn(
         &mut self,
         generation: u64,
         records: &[GameRecord],
+        budget_used: f64,
         rng: &mut SmallRng,
         progress: &mut dyn Handler,
     ) -> LearnerReport {
+        let scheduled = self.config.at(budget_used);
+        self.buffer.set_window(scheduled.replay.window_positions);
+        self.training.set_learning_rate(&scheduled.learner);
         let samples = self.samples(generation, records);
         let new_positions = samples.len();
         self.add(generation, samples);
@@ -219,7 +224,7 @@ impl<'a, G: Game> Trainer<'a, G> {
                 / new_positions.max(1) as f64,
             losses: mean_losses(&all),
             final_losses: mean_losses(&all[all.len() - tail..]),
-            learning_rate: self.config.learner.learning_rate_at(self.training.step()),
+            learning_rate: self.training.learning_rate(),
             seconds: start.elapsed().as_secs_f64(),
         }
     }
@@ -480,10 +485,13 @@ impl<'a, G: Game> LearnerRole<'a, G> {
         &mut self,
         generation: u64,
         records: &[GameRecord],
+        budget_used: f64,
         rng: &mut SmallRng,
         progress: &mut dyn Handler,
     ) -> Result<LearnerReport, TrainError> {
-        let report = self.trainer.learn(generation, records, rng, progress);
+        let report = self
+            .trainer
+            .learn(generation, records, budget_used, rng, progress);
         if !report.final_losses.total.is_finite() {
             return Err(TrainError::Diverged(generation));
         }
@@ -541,8 +549,9 @@ impl<'a, G: Game> LearnerRole<'a, G> {
     /// Points the run's `latest` at [`LearnerRole::published`], then removes the checkpoint
     /// before the newest unless it is kept (every k-th, generation 0, a promoted best, one
     /// due for evaluation): the pointer never names a removed checkpoint.
-    pub fn publish(&self) -> Result<(), TrainError> {
-        checkpoints::publish(self.store, self.published())?;
+    /// Self-play takes the schedule at `budget_used`, recorded in the pointer.
+    pub fn publish(&self, budget_used: f64) -> Result<(), TrainError> {
+        checkpoints::publish(self.store, self.published(), budget_used)?;
         let previous = self.generation().saturating_sub(1);
         let every = self.config.keep_checkpoint_every;
         let promoted = self
@@ -580,7 +589,7 @@ fn resume_training<G: Game>(
             };
             model.set_progress(0, 0);
             checkpoints::save(store, 0, &model, None)?;
-            checkpoints::publish(store, 0)?;
+            checkpoints::publish(store, 0, 0.0)?;
             model
         }
     };
@@ -806,8 +815,14 @@ mod tests {
             records
         };
         let mut role = LearnerRole::open(&game, &config, &store, Device::Cpu).unwrap();
-        role.learn(1, &records, &mut SmallRng::seed_from_u64(2), &mut Silent)
-            .unwrap();
+        role.learn(
+            1,
+            &records,
+            0.0,
+            &mut SmallRng::seed_from_u64(2),
+            &mut Silent,
+        )
+        .unwrap();
         role.checkpoint(1).unwrap();
         let state = role.trainer.training.optimizer_state().unwrap();
         let reopened = LearnerRole::open(&game, &config, &store, Device::Cpu).unwrap();

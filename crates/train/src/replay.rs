@@ -247,6 +247,17 @@ impl ReplayBuffer {
         }
     }
 
+    /// The most positions the window holds (beyond `min_generations`), from the next
+    /// generation added on.
+    pub fn set_window(&mut self, positions: usize) {
+        self.config.window_positions = positions;
+    }
+
+    /// The most positions the window holds.
+    pub fn window(&self) -> usize {
+        self.config.window_positions
+    }
+
     /// Adds a generation's samples and drops the oldest generations that no longer fit.
     pub fn add_generation(&mut self, generation: u64, samples: Vec<Sample>) {
         self.generations.push_back((generation, samples));

@@ -169,6 +169,11 @@ struct Loop<'a, G: Game> {
 }
 
 impl<G: Game> Loop<'_, G> {
+    /// The share of the run's budget used now, `generations` whole generations in.
+    fn budget_used(&self, generations: u64) -> f64 {
+        self.config.budget_used(self.clock.seconds(), generations)
+    }
+
     /// Whether another generation is to be trained.
     fn more(&self, generation: u64) -> bool {
         let out_of_time =
@@ -189,9 +194,10 @@ impl<G: Game> Loop<'_, G> {
                 generation | ((held.len() as u64) << 32),
             ));
             let span = info_span!("self_play", generation).entered();
+            let scheduled = self.config.at(self.budget_used(generation - 1));
             let (records, report) = play_generation(
                 self.initial,
-                self.config,
+                &scheduled,
                 self.store,
                 learner,
                 generation,
@@ -222,12 +228,13 @@ impl<G: Game> Loop<'_, G> {
         self.sink
             .reported(at(learner), Report::SelfPlay(&self_play))?;
         let span = info_span!("learn", generation).entered();
-        let learned = learner.learn(generation, records, rng, &mut self.sink)?;
+        let used = self.budget_used(generation - 1);
+        let learned = learner.learn(generation, records, used, rng, &mut self.sink)?;
         drop(span);
         self.sink.reported(at(learner), Report::Learn(&learned))?;
         learner.checkpoint(generation)?;
         self.gate(learner, generation)?;
-        learner.publish()?;
+        learner.publish(self.budget_used(generation))?;
         let evaluation = self.evaluate(learner, generation)?;
         self.close(learner, generation, &self_play, &learned, evaluation)
     }
@@ -251,7 +258,7 @@ impl<G: Game> Loop<'_, G> {
             return Ok(());
         };
         self.gate(learner, generation)?;
-        learner.publish()?;
+        learner.publish(self.budget_used(generation))?;
         let evaluation = match events::read_report(self.store, EventKind::Evaluate, generation)? {
             Some(recorded) => Some(recorded),
             None => {
@@ -565,6 +572,58 @@ pub(crate) mod tests {
         .unwrap()
     }
 
+    /// The schedule shapes each generation's learning rate, window and opening plies by
+    /// the share of the run's generations done (no time limit here), and the published
+    /// pointer tells actors where the run stands.
+    #[test]
+    fn a_schedule_shapes_each_generation_over_the_run() {
+        let (dir, store) = scratch("schedule");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        let config = tiny_set(
+            "generations = 4",
+            &[
+                "learner.learning_rate=0.01",
+                "schedule.learning_rate=[[0, 1], [1, 0.1]]",
+                "replay.window_positions=1000",
+                "schedule.window_positions=[[0, 0.01], [0.5, 1]]",
+                "self_play.random_opening_plies=3",
+                "schedule.random_opening_plies=[[0, 0], [0.5, 0], [0.75, 1]]",
+            ],
+        );
+        train(&game, &config, &store, &mut Silent).unwrap();
+        let learned: Vec<(f64, u64)> = events::read(&store)
+            .unwrap()
+            .iter()
+            .filter(|e| e["event"] == "learn")
+            .map(|e| {
+                let rate = e["learning_rate"].as_f64().unwrap();
+                (
+                    (rate * 1e6).round() / 1e6,
+                    e["window_positions"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        // Generation g learns at (g - 1) / 4 of the run: rates fall along the line, and the
+        // window holds 10 positions (the newest generation's, whole) until it grows.
+        let rates: Vec<f64> = learned.iter().map(|l| l.0).collect();
+        assert_eq!(rates, [0.01, 0.00775, 0.0055, 0.00325]);
+        assert!(learned[1].1 < learned[3].1, "{learned:?}");
+        let opening = |generation| {
+            generation_records(&store, generation)
+                .unwrap()
+                .iter()
+                .map(|r| r.stats.iter().take_while(|s| s.is_none()).count())
+                .max()
+                .unwrap()
+        };
+        assert_eq!([1, 2, 3, 4].map(opening), [0, 0, 0, 3]);
+        let pointer = zerosum_store::checkpoints::published(&store)
+            .unwrap()
+            .unwrap();
+        assert_eq!(pointer.budget_used, 1.0);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
     /// A session stopped between a generation's self-play and its checkpoint replays no
     /// game on resume and records the generation's self-play once.
     #[test]
@@ -701,7 +760,7 @@ pub(crate) mod tests {
         let (learned, evaluated) = (event("learn", 2), event("evaluate", 4));
         store.delete(&names::event(2, 4, "evaluate")).unwrap();
         store.delete(&names::event(2, 5, "generation")).unwrap();
-        zerosum_store::checkpoints::publish(&store, 1).unwrap();
+        zerosum_store::checkpoints::publish(&store, 1, 0.0).unwrap();
 
         let mut resumed = Listener::default();
         assert_eq!(

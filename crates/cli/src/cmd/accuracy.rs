@@ -14,8 +14,8 @@ use zerosum_games::registry::parse_game;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
 use zerosum_players::accuracy::{
-    draw_positions, judge_games, score_agent, stages, JudgedGames, Judging, SolvedPosition, Stage,
-    StageScore, Tally,
+    draw_positions, judge_games, pons_sets, score_agent, sets_by_difficulty, stages, JudgedGames,
+    Judging, SolvedPosition, Stage, StageScore, Tally,
 };
 use zerosum_players::{build_agent, PlayerSpec};
 use zerosum_store::playback::read_records;
@@ -37,9 +37,14 @@ pub struct Args {
     pub games: Option<PathBuf>,
     #[command(flatten)]
     pub game: GameArgs,
-    /// Positions per stage (begin, middle, end of the game)
+    /// Positions per stage (begin, middle, end of the game), or per set with --by-difficulty
     #[arg(long, default_value_t = 100)]
     pub positions: usize,
+    /// Draw Pons's six sets, each stage split by how many moves keep the outcome (easy:
+    /// more than half, medium: two or more, hard: one): end-easy, middle-easy, begin-easy,
+    /// middle-medium, begin-medium, begin-hard
+    #[arg(long, conflicts_with = "load")]
+    pub by_difficulty: bool,
     /// Fewest moves played before a position of the first stage, or with --games before a
     /// judged move (earlier connect-four positions can take the solver minutes each)
     #[arg(long, default_value_t = 10)]
@@ -112,7 +117,11 @@ fn accuracy<G: Game>(
     args: &Args,
     specs: &[PlayerSpec],
 ) -> Result<()> {
-    let stages = game_stages(initial, args.min_plies);
+    let stages = match (args.by_difficulty, &args.load) {
+        (true, _) => pons_sets(&game_stages(initial, args.min_plies)),
+        (false, Some(_)) => known_sets(initial, args.min_plies),
+        (false, None) => game_stages(initial, args.min_plies),
+    };
     let (positions, too_hard) = solved_positions(initial, config, args, &stages)?;
     let used: Vec<&Stage> = stages
         .iter()
@@ -212,11 +221,37 @@ fn score_players<G: Game>(
 /// one more than the widest rate, `100.0% [100.0, 100.0]`.
 const RATE_WIDTH: usize = 22;
 
-/// The table of each player's share of optimal moves, by stage and in all.
+/// The tables of each player's share of outcome errors and of optimal moves, by stage and
+/// in all.
 fn print_scores(rows: &[(String, Vec<StageScore>)], stages: &[Stage]) {
+    print_table(
+        "outcome errors (95% interval)",
+        rows,
+        stages,
+        StageScore::errors_text,
+        |s| s.positions - s.optimal,
+    );
+    print_table(
+        "optimal moves (95% interval)",
+        rows,
+        stages,
+        StageScore::rate_text,
+        |s| s.optimal,
+    );
+}
+
+/// One table: `rate` of each player's score on each stage, and the share `counted` makes
+/// of all positions.
+fn print_table(
+    title: &str,
+    rows: &[(String, Vec<StageScore>)],
+    stages: &[Stage],
+    rate: impl Fn(&StageScore) -> String,
+    counted: impl Fn(&StageScore) -> usize,
+) {
     let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(30) + 2;
     println!();
-    print!("{:<width$}", "optimal moves (95% interval)");
+    print!("{title:<width$}");
     for stage in stages {
         print!("  {:>RATE_WIDTH$}", stage.name);
     }
@@ -224,15 +259,28 @@ fn print_scores(rows: &[(String, Vec<StageScore>)], stages: &[Stage]) {
     for (name, scores) in rows {
         print!("{name:<width$}");
         for score in scores {
-            print!("  {:>RATE_WIDTH$}", score.rate_text());
+            print!("  {:>RATE_WIDTH$}", rate(score));
         }
-        let optimal: usize = scores.iter().map(|s| s.optimal).sum();
+        let count: usize = scores.iter().map(&counted).sum();
         let total: usize = scores.iter().map(|s| s.positions).sum();
         println!(
             "  {:>8.1}% of {total}",
-            100.0 * optimal as f64 / total.max(1) as f64
+            100.0 * count as f64 / total.max(1) as f64
         );
     }
+}
+
+/// Every set a file of solved positions may name, Pons's six first: the stages, whole and
+/// split by difficulty.
+fn known_sets<G: Game>(initial: &G, min_plies: usize) -> Vec<Stage> {
+    let stages = game_stages(initial, min_plies);
+    let mut sets = pons_sets(&stages);
+    for set in sets_by_difficulty(&stages).into_iter().chain(stages) {
+        if !sets.iter().any(|s| s.name == set.name) {
+            sets.push(set);
+        }
+    }
+    sets
 }
 
 /// Pons's stages for `initial`'s board, the first from `min_plies` moves played.

@@ -52,6 +52,8 @@ pub struct Solver {
     order: Vec<usize>,
     /// `key << 8 | bound << 2 | (value + 1)`; 0 is empty.
     table: Vec<u64>,
+    /// `64 - log2(table.len())`: a key's slot is the top bits of its Fibonacci hash.
+    slot_shift: u32,
     nodes: u64,
     /// The search gives up when `nodes` reaches this.
     budget: u64,
@@ -83,6 +85,7 @@ impl Solver {
             board,
             order,
             table: vec![0; table_entries.max(2).next_power_of_two()],
+            slot_shift: 64 - table_entries.max(2).next_power_of_two().trailing_zeros(),
             nodes: 0,
             budget: u64::MAX,
             exhausted: false,
@@ -179,6 +182,9 @@ impl Solver {
     /// window must hold stones; a window that would wrap past an edge meets the always
     /// empty sentinel row, or falls off the board mask.
     fn winning_cells(&self, stones: u64, mask: u64) -> u64 {
+        if self.k == 4 {
+            return self.winning_cells_of_four(stones, mask);
+        }
         let h = self.column_bits as i64;
         let mut cells = 0u64;
         for step in [1, h, h - 1, h + 1] {
@@ -196,6 +202,23 @@ impl Solver {
                 }
                 cells |= window;
             }
+        }
+        cells & self.board & !mask
+    }
+
+    /// [`Solver::winning_cells`] for lines of four, as Pons writes it: the solver spends
+    /// most of its time here, and the loops above cost it a factor of several.
+    fn winning_cells_of_four(&self, stones: u64, mask: u64) -> u64 {
+        // Vertically only the cell above three stones can be empty.
+        let mut cells = (stones << 1) & (stones << 2) & (stones << 3);
+        let h = self.column_bits as u32;
+        for step in [h, h - 1, h + 1] {
+            let pair = (stones << step) & (stones << (2 * step));
+            cells |= pair & (stones << (3 * step));
+            cells |= pair & (stones >> step);
+            let pair = (stones >> step) & (stones >> (2 * step));
+            cells |= pair & (stones << step);
+            cells |= pair & (stones >> (3 * step));
         }
         cells & self.board & !mask
     }
@@ -242,7 +265,9 @@ impl Solver {
             return 0;
         }
         let key = current + mask;
-        let slot = (key as usize) & (self.table.len() - 1);
+        // The key's low bits are the first columns alone: hashing spreads positions that
+        // differ only in the last columns over the table, instead of onto one slot.
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.slot_shift) as usize;
         let entry = self.table[slot];
         if entry != 0 && entry >> 8 == key {
             let value = (entry & 3) as i8 - 1;
@@ -257,7 +282,7 @@ impl Solver {
         }
         let alpha_in = alpha;
         let mut best = -1i8;
-        for (_, cell) in self.ordered_moves(current, mask, next) {
+        for cell in self.ordered_moves(current, mask, next).cells() {
             // After the move the opponent is to move: its stones are `current ^ mask`.
             let value = -self.negamax(current ^ mask, mask | cell, moves + 1, -beta, -alpha);
             best = best.max(value);
@@ -287,18 +312,41 @@ impl Solver {
 
     /// `(winning cells made, cell)` of each move in `next`, most winning cells made first,
     /// centre first among equals (a stable sort).
-    fn ordered_moves(&self, current: u64, mask: u64, next: u64) -> Vec<(u32, u64)> {
-        let mut candidates: Vec<(u32, u64)> = Vec::with_capacity(self.cols);
+    fn ordered_moves(&self, current: u64, mask: u64, next: u64) -> MoveList {
+        let mut moves = MoveList::default();
         for &col in &self.order {
             let column = ((1u64 << self.rows) - 1) << (col * self.column_bits);
             let cell = next & column;
             if cell != 0 {
                 let mine = current | cell;
-                candidates.push((self.winning_cells(mine, mask | cell).count_ones(), cell));
+                moves.insert(self.winning_cells(mine, mask | cell).count_ones(), cell);
             }
         }
-        candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
-        candidates
+        moves
+    }
+}
+
+/// Moves with their scores, highest first, equal scores in the order they came: a
+/// fixed array rather than a sorted `Vec`, because every node of the search builds one.
+#[derive(Default)]
+struct MoveList {
+    moves: [(u32, u64); MAX_BITS / 2],
+    len: usize,
+}
+
+impl MoveList {
+    fn insert(&mut self, score: u32, cell: u64) {
+        let mut at = self.len;
+        while at > 0 && self.moves[at - 1].0 < score {
+            self.moves[at] = self.moves[at - 1];
+            at -= 1;
+        }
+        self.moves[at] = (score, cell);
+        self.len += 1;
+    }
+
+    fn cells(&self) -> impl Iterator<Item = u64> + '_ {
+        self.moves[..self.len].iter().map(|m| m.1)
     }
 }
 
