@@ -300,7 +300,7 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
         (
             "stage.jsonl",
             r#"{"stage":"banana","moves":[],"values":[]}"#,
-            r#"stage "banana" is not one of begin, middle, end"#,
+            r#"stage "banana" is not one of end-easy, middle-easy, begin-easy"#,
         ),
         (
             "unfinished.jsonl",
@@ -672,6 +672,28 @@ fn arena_reports_a_score_and_its_saved_games_are_judged() {
         scored.contains(&format!("100.0% of {}", erred.lines().count())),
         "{scored}"
     );
+    // Pons's six sets by difficulty, saved and loaded again: perfect play makes no outcome
+    // error in any of them.
+    for args in [
+        &[
+            "--by-difficulty",
+            "--positions",
+            "3",
+            "--save",
+            "sets.jsonl",
+        ][..],
+        &["--load", "sets.jsonl"],
+    ] {
+        let mut all = vec!["accuracy", "perfect", "--game", "tictactoe"];
+        all.extend(args);
+        let stdout = succeeded(&zerosum(&all, "", &dir));
+        let errors = stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("outcome errors"))
+            .collect::<Vec<_>>();
+        assert!(errors[0].ends_with("begin-medium              begin-hard               all"));
+        assert!(errors[1].starts_with("perfect ") && errors[1].ends_with("0.0% of 18"));
+    }
     assert_one_line_error(
         &zerosum(&["accuracy", "--games", "missing.jsonl"], "", &dir),
         "missing.jsonl",

@@ -158,6 +158,60 @@ pub fn stages(cells: usize, first: usize) -> Vec<Stage> {
     ]
 }
 
+/// Pons's stages for `initial`'s board, the first from `min_plies` moves played.
+pub fn game_stages<G: Game>(initial: &G, min_plies: usize) -> Vec<Stage> {
+    let cells: usize = initial
+        .num_actions()
+        .max(initial.obs_shape().iter().skip(1).product());
+    stages(cells, min_plies)
+}
+
+/// Every set a file of solved positions may name, Pons's six first: the stages, whole and
+/// split by difficulty.
+pub fn known_sets<G: Game>(initial: &G) -> Vec<Stage> {
+    let stages = game_stages(initial, 0);
+    let mut sets = pons_sets(&stages);
+    for set in sets_by_difficulty(&stages).into_iter().chain(stages) {
+        if !sets.iter().any(|s| s.name == set.name) {
+            sets.push(set);
+        }
+    }
+    sets
+}
+
+/// The solved positions of the JSON Lines file at `path` (as `zerosum accuracy --save`
+/// writes them), each checked against `initial` and the [`known_sets`]; with the sets they
+/// fill, in the order of that list.
+pub fn read_positions<G: Game>(
+    path: &std::path::Path,
+    initial: &G,
+) -> Result<(Vec<SolvedPosition>, Vec<Stage>), PlayError> {
+    let failed = |what: String| PlayError::Benchmark(format!("{}{what}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| failed(format!(": {e}")))?;
+    let sets = known_sets(initial);
+    let mut positions = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = |e: String| failed(format!(" line {}: {e}", number + 1));
+        let solved: SolvedPosition =
+            serde_json::from_str(line).map_err(|e| at(format!("not a solved position: {e}")))?;
+        solved
+            .position(initial, &sets)
+            .map_err(|e| at(e.to_string()))?;
+        positions.push(solved);
+    }
+    if positions.is_empty() {
+        return Err(failed(" holds no positions".to_string()));
+    }
+    let used = sets
+        .into_iter()
+        .filter(|set| positions.iter().any(|p| p.stage == set.name))
+        .collect();
+    Ok((positions, used))
+}
+
 /// Each of `stages` split by difficulty, stage by stage.
 pub fn sets_by_difficulty(stages: &[Stage]) -> Vec<Stage> {
     stages

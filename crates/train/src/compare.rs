@@ -14,6 +14,7 @@ use crate::error::TrainError;
 use crate::run::train;
 use crate::sink::Silent;
 use zerosum_config::{ResolvedConfig, RunConfig};
+use zerosum_players::accuracy::{read_positions, score_agent, SolvedPosition, Stage, StageScore};
 use zerosum_players::arena::{elo_of_score, play_match_with_openings, signed_elo, MatchReport};
 use zerosum_players::players::{build_agent, MctsAgent, PlayerSpec};
 use zerosum_players::Agent;
@@ -55,6 +56,9 @@ pub struct CompareSettings {
     /// Contenders trained at once (each with `torch_threads = 2 / jobs`): 1 trains them one
     /// after another, each with the whole machine.
     pub jobs: usize,
+    /// Solved positions (`zerosum accuracy --save`) to count each contender's outcome
+    /// errors on, set by set, at `sims`.
+    pub positions: Option<PathBuf>,
 }
 
 /// One contender's row of the table.
@@ -77,6 +81,8 @@ pub struct CompareRow {
     /// With [`CompareSettings::against_first`]: its match against the first contender,
     /// from its side (none for the first itself).
     pub against_first: Option<MatchReport>,
+    /// With [`CompareSettings::positions`]: its moves in each set of solved positions.
+    pub accuracy: Vec<StageScore>,
 }
 
 /// A contender ready to train: its name, its config for the budget, and its run's folder.
@@ -94,6 +100,11 @@ pub fn compare<G: Game>(
     mut log: impl FnMut(&str),
 ) -> Result<Vec<CompareRow>, TrainError> {
     let prepared = prepare(contenders, settings)?;
+    // Read before hours of training, so that a bad file is refused at once.
+    let positions: Option<(Vec<SolvedPosition>, Vec<Stage>)> = match &settings.positions {
+        Some(path) => Some(read_positions(path, initial)?),
+        None => None,
+    };
     if !settings.reuse {
         train_all(initial, &prepared, settings, &mut log)?;
     }
@@ -121,6 +132,14 @@ pub fn compare<G: Game>(
         let references = against_references(
             initial, &mut me, search, settings, device, &mut rng, &mut log,
         )?;
+        let accuracy = match &positions {
+            Some((positions, sets)) => {
+                let scores = score_agent(initial, &mut me, positions, sets, &mut rng, || {})?;
+                log(&accuracy_line(&entry.name, &scores));
+                scores
+            }
+            None => Vec::new(),
+        };
         rows.push(CompareRow {
             name: entry.name.clone(),
             generations: meta.generation,
@@ -130,6 +149,7 @@ pub fn compare<G: Game>(
             round_robin_score: 0.0,
             round_robin_games: 0,
             against_first: None,
+            accuracy,
         });
     }
     round_robin(
@@ -297,6 +317,15 @@ fn round_robin<G: Game>(
     Ok(())
 }
 
+/// `name`'s outcome errors, set by set.
+fn accuracy_line(name: &str, scores: &[StageScore]) -> String {
+    let sets: Vec<String> = scores
+        .iter()
+        .map(|s| format!("{} {}", s.stage, s.errors_text()))
+        .collect();
+    format!("{name}: outcome errors {}", sets.join(", "))
+}
+
 fn count_games(store: &RunStore, generations: u64) -> Result<usize, TrainError> {
     let mut games = 0;
     for generation in 1..=generations {
@@ -323,6 +352,10 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
         }
     }
     rule.push_str("---|");
+    for score in rows.first().map_or(&[][..], |row| &row.accuracy[..]) {
+        let _ = write!(header, " errors {} |", score.stage);
+        rule.push_str("---|");
+    }
     let _ = writeln!(out, "{header}\n{rule}");
     for row in rows {
         let mut line = format!(
@@ -363,6 +396,10 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
                 signed_elo(elo_of_score(row.round_robin_score))
             );
         }
+        for score in &row.accuracy {
+            let errors = 1.0 - score.rate();
+            let _ = write!(line, " {:.1}% |", 100.0 * errors);
+        }
         let _ = writeln!(out, "{line}");
     }
     out
@@ -381,12 +418,24 @@ mod tests {
     use crate::run::tests::tiny;
 
     /// With `against_first`, only the first recipe's pairs are played, each reported from
-    /// the other recipe's side, and the table shows them in place of the round robin.
+    /// the other recipe's side, and the table shows them in place of the round robin; with
+    /// solved positions, each recipe's outcome errors set by set.
     #[test]
     fn recipes_compared_against_the_first_play_only_its_pairs() {
         let game = zerosum_games::tic_tac_toe::TicTacToe::new();
         let out = std::env::temp_dir().join(format!("zerosum-compare-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&out);
+        std::fs::create_dir_all(&out).unwrap();
+        let sets = zerosum_players::accuracy::game_stages(&game, 1);
+        let drawn = zerosum_players::accuracy::draw_positions(&game, &sets, 5, 1, u64::MAX, |_| {})
+            .unwrap();
+        let lines: Vec<String> = drawn
+            .positions
+            .iter()
+            .map(|p| serde_json::to_string(p).unwrap())
+            .collect();
+        let positions = out.join("positions.jsonl");
+        std::fs::write(&positions, lines.join("\n")).unwrap();
         let contender = |name: &str, extra: &str| Contender {
             name: name.to_string(),
             config: (*tiny(extra)).clone(),
@@ -408,6 +457,7 @@ mod tests {
             reuse: false,
             sims: 4,
             jobs: 1,
+            positions: Some(positions),
         };
         let rows = compare(&game, &contenders, &settings, |_| {}).unwrap();
         assert!(rows[0].against_first.is_none());
@@ -422,6 +472,14 @@ mod tests {
             assert_eq!(row.round_robin_games, 2);
             assert!(row.generations >= 1);
         }
+        for row in &rows {
+            let asked: Vec<(&str, usize)> = row
+                .accuracy
+                .iter()
+                .map(|s| (s.stage.as_str(), s.positions))
+                .collect();
+            assert_eq!(asked, [("begin", 5), ("middle", 5), ("end", 5)]);
+        }
         let table = markdown_table(&rows, &settings);
         assert!(
             table
@@ -432,6 +490,10 @@ mod tests {
             "{table}"
         );
         assert!(!table.contains("round robin"));
+        assert!(
+            table.contains("| errors begin | errors middle | errors end |"),
+            "{table}"
+        );
         std::fs::remove_dir_all(&out).unwrap();
     }
 }

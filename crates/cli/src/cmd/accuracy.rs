@@ -3,7 +3,7 @@
 //! `zerosum accuracy --games FILE`: the same judgement of every move of recorded games, and
 //! for each lost game whether the loser let a win or draw go or was lost all along.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -14,7 +14,7 @@ use zerosum_games::registry::parse_game;
 use zerosum_games::{with_game, Game};
 use zerosum_nn::parse_device;
 use zerosum_players::accuracy::{
-    draw_positions, judge_games, pons_sets, score_agent, sets_by_difficulty, stages, JudgedGames,
+    draw_positions, game_stages, judge_games, pons_sets, read_positions, score_agent, JudgedGames,
     Judging, SolvedPosition, Stage, StageScore, Tally,
 };
 use zerosum_players::{build_agent, PlayerSpec};
@@ -117,12 +117,7 @@ fn accuracy<G: Game>(
     args: &Args,
     specs: &[PlayerSpec],
 ) -> Result<()> {
-    let stages = match (args.by_difficulty, &args.load) {
-        (true, _) => pons_sets(&game_stages(initial, args.min_plies)),
-        (false, Some(_)) => known_sets(initial, args.min_plies),
-        (false, None) => game_stages(initial, args.min_plies),
-    };
-    let (positions, too_hard) = solved_positions(initial, config, args, &stages)?;
+    let (positions, too_hard, stages) = solved_positions(initial, config, args)?;
     let used: Vec<&Stage> = stages
         .iter()
         .filter(|s| positions.iter().any(|p| p.stage == s.name))
@@ -132,6 +127,7 @@ fn accuracy<G: Game>(
         initial.name(),
         positions.len()
     );
+    let name_width = stages.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for (stage, skipped) in stages.iter().zip(&too_hard) {
         let count = positions.iter().filter(|p| p.stage == stage.name).count();
         if count == 0 {
@@ -145,7 +141,7 @@ fn accuracy<G: Game>(
             ),
         };
         println!(
-            "  {:<7} {count} positions, {}-{} moves played{skipped}",
+            "  {:<name_width$} {count} positions, {}-{} moves played{skipped}",
             stage.name,
             stage.plies.start(),
             stage.plies.end()
@@ -158,20 +154,25 @@ fn accuracy<G: Game>(
 }
 
 /// The positions to score players on, loaded (`--load`) or drawn, solved and saved
-/// (`--save`), and how many of each stage were skipped as too hard to solve.
+/// (`--save`); how many of each set were skipped as too hard to solve; the sets.
 fn solved_positions<G: Game>(
     initial: &G,
     config: &ResolvedConfig,
     args: &Args,
-    stages: &[Stage],
-) -> Result<(Vec<SolvedPosition>, Vec<usize>)> {
+) -> Result<(Vec<SolvedPosition>, Vec<usize>, Vec<Stage>)> {
     if let Some(path) = &args.load {
-        return Ok((load(path, initial, stages)?, vec![0; stages.len()]));
+        let (positions, sets) = read_positions(path, initial)?;
+        return Ok((positions, vec![0; sets.len()], sets));
     }
+    let stages = game_stages(initial, args.min_plies);
+    let stages = match args.by_difficulty {
+        true => pons_sets(&stages),
+        false => stages,
+    };
     let bar = job_bar((stages.len() * args.positions) as u64, "solving positions");
     let drawn = draw_positions(
         initial,
-        stages,
+        &stages,
         args.positions,
         config.seed,
         args.max_nodes,
@@ -181,7 +182,7 @@ fn solved_positions<G: Game>(
     if let Some(path) = &args.save {
         save(path, &drawn.positions)?;
     }
-    Ok((drawn.positions, drawn.too_hard))
+    Ok((drawn.positions, drawn.too_hard, stages))
 }
 
 /// Each player's name and scores by stage on `positions`.
@@ -270,27 +271,6 @@ fn print_table(
     }
 }
 
-/// Every set a file of solved positions may name, Pons's six first: the stages, whole and
-/// split by difficulty.
-fn known_sets<G: Game>(initial: &G, min_plies: usize) -> Vec<Stage> {
-    let stages = game_stages(initial, min_plies);
-    let mut sets = pons_sets(&stages);
-    for set in sets_by_difficulty(&stages).into_iter().chain(stages) {
-        if !sets.iter().any(|s| s.name == set.name) {
-            sets.push(set);
-        }
-    }
-    sets
-}
-
-/// Pons's stages for `initial`'s board, the first from `min_plies` moves played.
-fn game_stages<G: Game>(initial: &G, min_plies: usize) -> Vec<Stage> {
-    let cells: usize = initial
-        .num_actions()
-        .max(initial.obs_shape().iter().skip(1).product());
-    stages(cells, min_plies)
-}
-
 /// Fails now, before any solving, if `path` cannot be written: otherwise the solved
 /// positions would be lost at the end. An existing file is left as it was (opened to
 /// append, not truncated) and a new one is not left behind.
@@ -316,33 +296,6 @@ fn save(path: &Path, positions: &[SolvedPosition]) -> Result<()> {
     }
     zerosum_store::durable::write_file(path, &bytes)
         .with_context(|| format!("cannot write {}", path.display()))
-}
-
-fn load<G: Game>(path: &PathBuf, initial: &G, stages: &[Stage]) -> Result<Vec<SolvedPosition>> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut positions = Vec::new();
-    for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("cannot read {}", path.display()))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let solved: SolvedPosition = serde_json::from_str(&line).with_context(|| {
-            format!(
-                "{} line {}: not a solved position",
-                path.display(),
-                number + 1
-            )
-        })?;
-        solved
-            .position(initial, stages)
-            .with_context(|| format!("{} line {}", path.display(), number + 1))?;
-        positions.push(solved);
-    }
-    if positions.is_empty() {
-        bail!("{} holds no positions", path.display());
-    }
-    Ok(positions)
 }
 
 fn judge_file(path: &Path, args: &Args) -> Result<()> {

@@ -51,6 +51,11 @@ pub struct Args {
     /// Measure the runs already in --out instead of training them
     #[arg(long)]
     pub reuse: bool,
+    /// Also count each recipe's outcome errors on these solved positions, set by set
+    /// (`zerosum accuracy --save`; models/benchmarks/connect4-sets.jsonl has Pons's six
+    /// sets for connect four)
+    #[arg(long, value_name = "FILE")]
+    pub positions: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<()> {
@@ -85,6 +90,7 @@ pub fn run(args: Args) -> Result<()> {
         jobs: args.jobs.max(1),
         opening_plies: args.opening_plies,
         reuse: args.reuse,
+        positions: args.positions.clone(),
     };
     let game = parse_game(&game_name)?;
     println!(
