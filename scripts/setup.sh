@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what zerosum needs and is missing, then builds it. Idempotent: a second run
-# only checks and rebuilds what changed. Everything goes into ./.venv (5.2 GB when
+# only checks and rebuilds what changed. Everything goes into ./.venv (5.3 GB when
 # complete) and target/; nothing is installed system-wide. Downloads, all from PyPI, with
 # their size in .venv once installed:
 #   - PyTorch 2.13.0 (torch, with the CUDA libraries and triton it depends on: 4.7 GB): the
@@ -15,6 +15,8 @@
 #   - OpenSpiel (open_spiel, with numpy and scipy: 286 MB): the games the Python package
 #     trains besides its own (docs/python.md), and what its tests play.
 #   - pytest (15 MB with its dependencies): runs the Python package's tests.
+#   - onnxruntime (81 MB with its dependencies): runs the networks `zerosum export-onnx`
+#     writes, in the tests that check them against zerosum's own outputs (docs/onnx.md).
 # Then it makes
 #   - .venv/torch, a link to that wheel's torch package (read by .cargo/config.toml)
 #   - target/release/zerosum (the release profile: thin LTO, one codegen unit)
@@ -32,6 +34,7 @@ BOTO3_VERSION=1.44.5
 MATURIN_VERSION=1.16.0
 OPEN_SPIEL_VERSION=2.0.2
 PYTEST_VERSION=9.2.0
+ONNXRUNTIME_VERSION=1.32.0
 PYTHON=${PYTHON:-python3}
 
 if [ ! -x .venv/bin/python ]; then
@@ -66,6 +69,11 @@ if ! .venv/bin/python -c 'import maturin, pyspiel, pytest' 2>/dev/null; then
   echo "setup: installing maturin, open_spiel and pytest into .venv: to build the Python package, the OpenSpiel games it trains, its tests (about 330 MB installed)"
   .venv/bin/pip install --quiet --disable-pip-version-check \
     "maturin==$MATURIN_VERSION" "open_spiel==$OPEN_SPIEL_VERSION" "pytest==$PYTEST_VERSION"
+fi
+
+if ! .venv/bin/python -c 'import onnxruntime' 2>/dev/null; then
+  echo "setup: installing onnxruntime into .venv: runs exported ONNX networks in the tests (81 MB installed)"
+  .venv/bin/pip install --quiet --disable-pip-version-check "onnxruntime==$ONNXRUNTIME_VERSION"
 fi
 
 echo "setup: building zerosum (release; about 6 minutes from nothing on two cores)"

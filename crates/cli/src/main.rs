@@ -49,6 +49,8 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Convert a JSON Lines record file to SGF (Go) or PGN (chess)
     Export(cmd::export::Args),
+    /// Write a trained network as an ONNX file, to run without zerosum (onnxruntime)
+    ExportOnnx(cmd::export_onnx::Args),
     /// Check a game's rules against the game contract with random games (developers)
     CheckGame(cmd::check_game::Args),
     /// Measure network and self-play speed (developers)
@@ -159,6 +161,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Export(args) => cmd::export::run(args),
+        Command::ExportOnnx(args) => cmd::export_onnx::run(args),
         Command::CheckGame(args) => cmd::check_game::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Compare(args) => cmd::compare::run(args),

@@ -15,6 +15,9 @@ pub enum NnError {
     /// The weights could not be written as safetensors.
     #[error("cannot write the checkpoint's weights: {0}")]
     Serialize(String),
+    /// The network could not be written in another format (ONNX).
+    #[error("{0}")]
+    Export(String),
     /// An optimizer's saved state that cannot be taken up.
     #[error("cannot take up the optimizer's saved state: {0}")]
     OptimizerState(String),

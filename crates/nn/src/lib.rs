@@ -25,6 +25,7 @@ mod error;
 mod evaluator;
 mod families;
 mod model;
+mod onnx;
 mod optimizer;
 mod server;
 mod training;
@@ -37,6 +38,7 @@ pub use model::{
     checkpoint_base, parse_device, with_extension, Ancestor, CheckpointBytes, CheckpointMeta,
     Model, Precision,
 };
+pub use onnx::onnx_bytes;
 pub use server::{InferenceServer, ServerCounters, ServerEvaluator};
 /// Where tensors live (re-exported so other crates need not name tch).
 pub use tch::Device;

@@ -313,13 +313,28 @@ impl Model {
         device: Device,
         origin: &Path,
     ) -> Result<Model, NnError> {
+        let meta: CheckpointMeta =
+            serde_json::from_slice(&bytes.meta).map_err(|e| NnError::CorruptCheckpoint {
+                path: origin.to_path_buf(),
+                reason: e.to_string(),
+            })?;
+        check_fits(&meta, game, origin)?;
+        Model::from_bytes_as_written(bytes, device, origin)
+    }
+
+    /// The model a checkpoint's bytes hold, as its metadata describes it, whatever game it
+    /// is for: to write it out in another format, where no game needs to be at hand.
+    pub fn from_bytes_as_written(
+        bytes: &CheckpointBytes,
+        device: Device,
+        origin: &Path,
+    ) -> Result<Model, NnError> {
         let corrupt = |reason: String| NnError::CorruptCheckpoint {
             path: origin.to_path_buf(),
             reason,
         };
         let meta: CheckpointMeta =
             serde_json::from_slice(&bytes.meta).map_err(|e| corrupt(e.to_string()))?;
-        check_fits(&meta, game, origin)?;
         if let Some(problem) = meta.model.validate().into_iter().next() {
             return Err(corrupt(problem));
         }
@@ -366,6 +381,13 @@ impl Model {
         }
         model.meta = meta;
         Ok(model)
+    }
+
+    /// Writes the network as an ONNX file at `path` ([`crate::onnx_bytes`]).
+    pub fn write_onnx(&self, path: &Path) -> Result<(), NnError> {
+        let bytes = crate::onnx_bytes(self)?;
+        std::fs::write(path, bytes)
+            .map_err(|e| NnError::Export(format!("cannot write {}: {e}", path.display())))
     }
 
     /// Writes `<base>.safetensors` and `<base>.json`, each to a temporary name first and

@@ -27,6 +27,21 @@ pub fn models_dir() -> PathBuf {
     dir.canonicalize().unwrap_or(dir)
 }
 
+/// Where the checkpoint `named` is: a shipped model's files when it names one (and no file or
+/// folder of that name is here), else `named` itself, for
+/// [`zerosum_store::checkpoints::locate`].
+pub fn location_of(named: &str) -> Result<String, PlayError> {
+    if Path::new(named).exists() {
+        return Ok(named.to_string());
+    }
+    Ok(
+        match list()?.into_iter().find(|model| model.name == named) {
+            Some(model) => model.base.to_string_lossy().into_owned(),
+            None => named.to_string(),
+        },
+    )
+}
+
 /// The index file in [`models_dir`].
 pub const INDEX: &str = "models.toml";
 

@@ -330,5 +330,6 @@ fn _zerosum(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(players::arena, m)?)?;
     m.add_function(wrap_pyfunction!(players::wilson_interval, m)?)?;
     m.add_function(wrap_pyfunction!(players::read_checkpoint, m)?)?;
+    m.add_function(wrap_pyfunction!(players::export_onnx, m)?)?;
     Ok(())
 }

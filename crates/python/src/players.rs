@@ -589,6 +589,17 @@ fn report_dict<'py>(py: Python<'py>, report: &MatchReport) -> PyResult<Bound<'py
     Ok(out)
 }
 
+/// Writes the network of the checkpoint `checkpoint` names (a location as `Agent` takes it,
+/// or a shipped model's name) as an ONNX file at `path`.
+#[pyfunction]
+pub fn export_onnx(checkpoint: &str, path: &str) -> PyResult<()> {
+    let location = zerosum_players::shipped::location_of(checkpoint).map_err(game_error)?;
+    let model = checkpoints::load_as_written(&location).map_err(game_error)?;
+    model
+        .write_onnx(std::path::Path::new(path))
+        .map_err(game_error)
+}
+
 /// The checkpoint `location` names (as `Agent` takes it): its sidecar's JSON and its
 /// weights in safetensors format, for `zerosum.load_checkpoint` to build a torch module.
 #[pyfunction]

@@ -115,6 +115,37 @@ def test_a_checkpoint_loads_as_a_torch_module_with_zerosums_outputs(trained):
         assert abs(values[0].item() - value) <= 1e-5
 
 
+def test_a_checkpoint_exported_as_onnx_runs_in_onnxruntime_with_zerosums_outputs(
+    trained, tmp_path
+):
+    import numpy as np
+    import onnxruntime
+
+    path = str(tmp_path / "net.onnx")
+    zerosum.export_onnx(trained, path)
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    assert session.get_modelmeta().custom_metadata_map["game"] == "pytictactoe"
+    shape = zerosum.load_checkpoint(trained).meta["obs_shape"]
+    agent = zerosum.Agent(TicTacToe(), checkpoint=trained)
+    rng = random.Random(5)
+    for _ in range(10):
+        state = TicTacToe().new_initial_state()
+        for _ in range(rng.randrange(6)):
+            state.apply_action(rng.choice(state.legal_actions()))
+        logits, value = agent.evaluate(state)
+        observation = np.array(state.observation_tensor(state.current_player()), np.float32)
+        policy, values = session.run(
+            ["policy", "value"], {"observation": observation.reshape(1, *shape)}
+        )
+        assert np.allclose(policy[0], logits, atol=1e-4)
+        assert abs(values[0] - value) <= 1e-4
+    zerosum.export_onnx("connect4", path)
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    assert session.get_modelmeta().custom_metadata_map["game"].startswith("connect4")
+    with pytest.raises(zerosum.GameError, match="no checkpoint there"):
+        zerosum.export_onnx("/no/such/run", path)
+
+
 def test_an_agent_searches_a_built_in_game_and_reports_its_analysis():
     state = zerosum.load_game("tictactoe").new_initial_state()
     for action in [0, 3, 1, 4]:

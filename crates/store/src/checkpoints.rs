@@ -292,6 +292,17 @@ pub fn load_location<G: Game>(
     )?)
 }
 
+/// The network of the checkpoint `location` names, on the CPU, as its metadata describes it,
+/// without checking it against a game (to export it).
+pub fn load_as_written(location: &str) -> Result<Model, StoreError> {
+    let found = locate(location)?;
+    Ok(Model::from_bytes_as_written(
+        &found.bytes,
+        Device::Cpu,
+        &PathBuf::from(found.origin),
+    )?)
+}
+
 /// The metadata of the checkpoint `location` names (to learn its game, say).
 pub fn meta_at(location: &str) -> Result<CheckpointMeta, StoreError> {
     let found = locate(location)?;

@@ -129,10 +129,15 @@ fn accuracy<G: Game>(
     );
     let name_width = stages.iter().map(|s| s.name.len()).max().unwrap_or(0);
     for (stage, skipped) in stages.iter().zip(&too_hard) {
-        let count = positions.iter().filter(|p| p.stage == stage.name).count();
-        if count == 0 {
+        let plies: Vec<usize> = positions
+            .iter()
+            .filter(|p| p.stage == stage.name)
+            .map(|p| p.moves.len())
+            .collect();
+        let (Some(fewest), Some(most)) = (plies.iter().min(), plies.iter().max()) else {
             continue;
-        }
+        };
+        let count = plies.len();
         let skipped = match skipped {
             0 => String::new(),
             n => format!(
@@ -141,10 +146,8 @@ fn accuracy<G: Game>(
             ),
         };
         println!(
-            "  {:<name_width$} {count} positions, {}-{} moves played{skipped}",
+            "  {:<name_width$} {count} positions, {fewest}-{most} moves played{skipped}",
             stage.name,
-            stage.plies.start(),
-            stage.plies.end()
         );
     }
     let stage_list: Vec<Stage> = used.into_iter().cloned().collect();

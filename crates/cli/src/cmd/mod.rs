@@ -10,6 +10,7 @@ pub mod compare;
 pub mod distill;
 pub mod evaluate;
 pub mod export;
+pub mod export_onnx;
 pub mod gtp;
 pub mod ladder;
 pub mod models;

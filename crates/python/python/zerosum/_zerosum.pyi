@@ -135,5 +135,11 @@ def wilson_interval(share: float, n: int) -> Tuple[float, float]:
     """The 95% Wilson score interval of a share observed over `n` trials, as arena's
     score_interval: it stays inside [0, 1] and keeps a width at 0% and 100%."""
 
+def export_onnx(checkpoint: str, path: str) -> None:
+    """Writes the network of a checkpoint (a location as Agent takes it, or a shipped model's
+    name such as "connect4") as an ONNX file: input `observation` [batch, planes, height,
+    width], outputs `policy` (logits over every action) and `value` (for the mover, -1 to 1);
+    the game and each tensor's meaning are in its metadata (docs/onnx.md)."""
+
 def read_checkpoint(location: str) -> Tuple[str, bytes]:
     """The sidecar JSON and the safetensors bytes of a checkpoint (see load_checkpoint)."""
