@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what zerosum needs and is missing, then builds it. Idempotent: a second run
-# only checks and rebuilds what changed. Everything goes into ./.venv (5.3 GB when
+# only checks and rebuilds what changed. Everything goes into ./.venv (5.4 GB when
 # complete) and target/; nothing is installed system-wide. Downloads, all from PyPI, with
 # their size in .venv once installed:
 #   - PyTorch 2.13.0 (torch, with the CUDA libraries and triton it depends on: 4.7 GB): the
@@ -17,6 +17,8 @@
 #   - pytest (15 MB with its dependencies): runs the Python package's tests.
 #   - onnxruntime (81 MB with its dependencies): runs the networks `zerosum export-onnx`
 #     writes, in the tests that check them against zerosum's own outputs (docs/onnx.md).
+#   - kubernetes-validate (108 MB, the API's schemas of many versions): checks the
+#     Kubernetes manifests of deploy/kubernetes/ offline (scripts/check-deploy.py).
 # Then it makes
 #   - .venv/torch, a link to that wheel's torch package (read by .cargo/config.toml)
 #   - target/release/zerosum (the release profile: thin LTO, one codegen unit)
@@ -35,6 +37,7 @@ MATURIN_VERSION=1.16.0
 OPEN_SPIEL_VERSION=2.0.2
 PYTEST_VERSION=9.2.0
 ONNXRUNTIME_VERSION=1.32.0
+KUBERNETES_VALIDATE_VERSION=1.37.0
 PYTHON=${PYTHON:-python3}
 
 if [ ! -x .venv/bin/python ]; then
@@ -74,6 +77,12 @@ fi
 if ! .venv/bin/python -c 'import onnxruntime' 2>/dev/null; then
   echo "setup: installing onnxruntime into .venv: runs exported ONNX networks in the tests (81 MB installed)"
   .venv/bin/pip install --quiet --disable-pip-version-check "onnxruntime==$ONNXRUNTIME_VERSION"
+fi
+
+if ! .venv/bin/python -c 'import kubernetes_validate' 2>/dev/null; then
+  echo "setup: installing kubernetes-validate into .venv: checks the Kubernetes manifests offline (108 MB installed)"
+  .venv/bin/pip install --quiet --disable-pip-version-check \
+    "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
 fi
 
 echo "setup: building zerosum (release; about 6 minutes from nothing on two cores)"
