@@ -275,8 +275,14 @@ fn bad_input_gets_one_line_and_a_failing_exit() {
             "arena.baselines: bad player 'mcts:-1'",
         ),
         (&["check-game", "othello"], "unknown game"),
-        (&["export-onnx", "connect4", "c4.txt"], "with the extension .onnx"),
-        (&["export-onnx", "nowhere", "x.onnx"], "nowhere: no checkpoint there"),
+        (
+            &["export-onnx", "connect4", "c4.txt"],
+            "with the extension .onnx",
+        ),
+        (
+            &["export-onnx", "nowhere", "x.onnx"],
+            "nowhere: no checkpoint there",
+        ),
         (&["accuracy"], "not provided: <PLAYERS>"),
         (
             &["accuracy", "--games", "g.jsonl", "random"],

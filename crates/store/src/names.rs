@@ -95,7 +95,17 @@ pub fn generation_batch(generation: u64, index: usize) -> String {
 
 /// Batch `index` of `actor`, played by checkpoint `checkpoint`.
 pub fn actor_batch(actor: &str, index: u64, checkpoint: u64) -> String {
-    format!("{ACTOR_GAMES}/{actor}/{index:06}-g{checkpoint:04}.jsonl")
+    format!("{}/{index:06}-g{checkpoint:04}.jsonl", actor_games(actor))
+}
+
+/// The folder of `actor`'s batches.
+pub fn actor_games(actor: &str) -> String {
+    format!("{ACTOR_GAMES}/{actor}")
+}
+
+/// The index of an actor batch, from its name (with or without its folders).
+pub fn actor_batch_index(name: &str) -> Option<u64> {
+    name.rsplit('/').next()?.split_once("-g")?.0.parse().ok()
 }
 
 /// The checkpoint generation that played an actor batch, from its name.

@@ -339,6 +339,9 @@ pub fn outbox_for(base: &std::path::Path, location: &str) -> PathBuf {
 /// What an actor did, for its final line.
 #[derive(Clone, Debug, Default)]
 pub struct ActorSummary {
+    /// The index of its first batch: after every batch an earlier actor of the same id left
+    /// in the store or the outbox, so that no two batches share a name.
+    pub first_batch: Option<u64>,
     /// Batches written to the outbox.
     pub batches: u64,
     /// Games in them.
@@ -407,19 +410,22 @@ impl<'a, G: Game> Actor<'a, G> {
                 // Without a network there is nothing to play: wait for the store. With one,
                 // play on with it; the outbox keeps what is played.
                 if current.is_none() {
-                    let retry_in = upload.failed();
-                    report(ActorEvent::Waiting {
-                        batches: self.outbox.pending().map_or(0, |p| p.len()),
-                        reason: error.to_string(),
-                        retry_in,
-                    });
-                    sleep_unless_stopped(retry_in, stop);
+                    self.wait_for_store(&error, &mut upload, &mut report, stop);
                 }
             }
             let Some((pointer, evaluator)) = current.as_mut() else {
                 sleep_unless_stopped(Duration::from_millis(500), stop);
                 continue;
             };
+            if summary.first_batch.is_none() {
+                match self.first_free_batch() {
+                    Ok(first) => summary.first_batch = Some(first),
+                    Err(error) => {
+                        self.wait_for_store(&error, &mut upload, &mut report, stop);
+                        continue;
+                    }
+                }
+            }
             self.play_round(
                 evaluator,
                 pointer,
@@ -466,7 +472,8 @@ impl<'a, G: Game> Actor<'a, G> {
         let mut failure = None;
         let mut since = Instant::now();
         let mut write = |pending: &mut Vec<GameRecord>, summary: &mut ActorSummary| {
-            let name = names::actor_batch(&self.options.id, summary.batches, generation);
+            let index = summary.first_batch.unwrap_or(0) + summary.batches;
+            let name = names::actor_batch(&self.options.id, index, generation);
             self.outbox.keep(&name, batch_text(pending).as_bytes())?;
             summary.batches += 1;
             summary.games += pending.len() as u64;
@@ -505,6 +512,41 @@ impl<'a, G: Game> Actor<'a, G> {
             write(&mut pending, summary)?;
         }
         Ok(())
+    }
+
+    /// Reports that the store failed with `error` and sleeps until the next try.
+    fn wait_for_store(
+        &self,
+        error: &TrainError,
+        upload: &mut Backoff,
+        report: &mut impl FnMut(ActorEvent),
+        stop: &AtomicBool,
+    ) {
+        let retry_in = upload.failed();
+        report(ActorEvent::Waiting {
+            batches: self.outbox.pending().map_or(0, |p| p.len()),
+            reason: error.to_string(),
+            retry_in,
+        });
+        sleep_unless_stopped(retry_in, stop);
+    }
+
+    /// The first batch index no batch of this actor's id holds, in the store or waiting in
+    /// the outbox: an actor restarted under the id of an earlier one (a requeued job, a pod
+    /// given a fixed id) numbers on from where that one stopped.
+    fn first_free_batch(&self) -> Result<u64, TrainError> {
+        let folder = names::actor_games(&self.options.id);
+        let stored = self.store.list(&folder)?;
+        let waiting = self.outbox.pending()?;
+        let waiting = waiting.iter().filter_map(|name| name.strip_prefix(&folder));
+        Ok(stored
+            .iter()
+            .map(String::as_str)
+            .chain(waiting)
+            .filter_map(names::actor_batch_index)
+            .map(|index| index + 1)
+            .max()
+            .unwrap_or(0))
     }
 
     /// Takes the newest published checkpoint if it is newer than `current`.
@@ -708,5 +750,46 @@ impl Outbox {
             }
         }
         Ok(uploaded)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::tests::{scratch, tiny};
+    use crate::sink::Silent;
+
+    /// Two actors in turn under one id (a requeued job) write two batches, not one batch
+    /// the second would find already stored and drop.
+    #[test]
+    fn an_actor_taking_up_an_earlier_actors_id_numbers_on_after_its_batches() {
+        let (dir, store) = scratch("actor-id");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        crate::run::train(&game, &tiny("generations = 1"), &store, &mut Silent).unwrap();
+        // The same run, not yet complete for the actors.
+        let mut config = (*tiny("generations = 3")).clone();
+        config.mode = zerosum_config::Mode::Async;
+        let options = ActorOptions {
+            id: "requeued".to_string(),
+            outbox: dir.join("outbox"),
+            max_batches: 1,
+        };
+        let never = AtomicBool::new(false);
+        let mut summaries = Vec::new();
+        for _ in 0..2 {
+            let mut actor = Actor::new(&game, store.clone(), &config, options.clone()).unwrap();
+            summaries.push(actor.run(&never, &mut Silent).unwrap());
+        }
+        // A round's batches all go out, so the first actor wrote one or more.
+        let written = summaries[0].batches;
+        assert!(written >= 1);
+        assert_eq!(summaries[0].first_batch, Some(0));
+        assert_eq!(summaries[1].first_batch, Some(written));
+        let stored = store.list(&names::actor_games("requeued")).unwrap();
+        let expected: Vec<String> = (0..written + summaries[1].batches)
+            .map(|index| format!("{index:06}-g0001.jsonl"))
+            .collect();
+        assert_eq!(stored, expected);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }
