@@ -426,10 +426,13 @@ impl<'a, G: Game> Actor<'a, G> {
                     }
                 }
             }
+            // An actor numbering on after an earlier one of its id seeds its rounds apart
+            // from that one's, which would otherwise replay the same games.
+            let round = rounds | summary.first_batch.unwrap_or(0) << 32;
             self.play_round(
                 evaluator,
                 pointer,
-                rounds,
+                round,
                 stop,
                 &mut summary,
                 &mut upload,
@@ -759,8 +762,8 @@ mod tests {
     use crate::run::tests::{scratch, tiny};
     use crate::sink::Silent;
 
-    /// Two actors in turn under one id (a requeued job) write two batches, not one batch
-    /// the second would find already stored and drop.
+    /// Two actors in turn under one id (a requeued job) store every batch, none of them a
+    /// batch the second would find already stored and drop, and play different games.
     #[test]
     fn an_actor_taking_up_an_earlier_actors_id_numbers_on_after_its_batches() {
         let (dir, store) = scratch("actor-id");
@@ -790,6 +793,10 @@ mod tests {
             .map(|index| format!("{index:06}-g0001.jsonl"))
             .collect();
         assert_eq!(stored, expected);
+        // The second plays games of its own, not the first's again.
+        let games = |index: usize| store.get(&format!("games/actors/requeued/{}", stored[index]));
+        let replayed = games(0).unwrap() == games(written as usize).unwrap();
+        assert!(!replayed, "the second actor replayed the first one's games");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
