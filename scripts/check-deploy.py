@@ -41,8 +41,8 @@ def command_line(container):
 
 def check_command(binary, words, where):
     """The subcommand and every --option of a zerosum command line exist."""
-    if words[0] != "zerosum":
-        return [f"{where}: runs {words[0]}, not zerosum"]
+    if len(words) < 2 or words[0] != "zerosum":
+        return [f"{where}: runs {' '.join(words) or 'nothing'}, not a zerosum command"]
     help_text = subprocess.run(
         [binary, words[1], "--help"], capture_output=True, text=True, check=False
     )
@@ -58,7 +58,8 @@ def check_command(binary, words, where):
 
 def check_manifest(path, binary):
     problems = []
-    text = open(path, encoding="utf-8").read()
+    with open(os.path.join(ROOT, path), encoding="utf-8") as file:
+        text = file.read()
     header = "".join(line for line in text.splitlines(True) if line.startswith("#"))
     if "Fill in:" not in header:
         problems.append(f"{path}: no 'Fill in:' comment saying what a user replaces")
@@ -78,15 +79,18 @@ def check_manifest(path, binary):
 
 def check_dockerfile(path):
     problems = []
-    text = open(path, encoding="utf-8").read()
-    setup = open(os.path.join(ROOT, "scripts", "setup.sh"), encoding="utf-8").read()
+    with open(path, encoding="utf-8") as file:
+        text = file.read()
+    with open(os.path.join(ROOT, "scripts", "setup.sh"), encoding="utf-8") as file:
+        setup = file.read()
     wanted = re.search(r"^TORCH_VERSION=(\S+)", setup, re.M).group(1)
     found = re.findall(r"torch==(\S+)", text)
     if found != [wanted]:
         problems.append(f"{path}: installs torch {found}, scripts/setup.sh links {wanted}")
     for package in re.findall(r"cargo build [^\n]*-p (\S+)", text):
-        cargo = os.path.join(ROOT, "crates", "cli", "Cargo.toml")
-        if f'name = "{package}"' not in open(cargo, encoding="utf-8").read():
+        with open(os.path.join(ROOT, "crates", "cli", "Cargo.toml"), encoding="utf-8") as file:
+            cargo = file.read()
+        if f'name = "{package}"' not in cargo:
             problems.append(f"{path}: builds package {package}, which crates/cli is not")
     for source in re.findall(r"^COPY --from=build /src/(\S+)", text, re.M):
         top = source.split("/")[0]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts and stops a one-node Slurm cluster on this machine, without systemd, for the tests
 # of deploy/slurm/ and for trying the job files: munged with a key and socket of its own,
-# slurmctld and slurmd (Debian's packages, which scripts/setup.sh installs) on 127.0.0.1,
+# slurmctld and slurmd (Debian's packages, which scripts/test.sh installs) on 127.0.0.1,
 # SlurmUser root, no accounting. Everything lives under DIR: the config, the munge key,
 # state, logs and pid files; stop kills exactly the daemons start started.
 #
@@ -22,11 +22,25 @@ ctld_port="${ZEROSUM_SLURMCTLD_PORT:-16817}"
 slurmd_port="${ZEROSUM_SLURMD_PORT:-16818}"
 
 stop() {
+    local pids=()
     for daemon in slurmd slurmctld munged; do
         if [[ -f "$dir/$daemon.pid" ]]; then
-            kill "$(cat "$dir/$daemon.pid")" 2>/dev/null || true
+            pids+=("$(cat "$dir/$daemon.pid")")
             rm -f "$dir/$daemon.pid"
         fi
+    done
+    [[ ${#pids[@]} -gt 0 ]] || return 0
+    kill "${pids[@]}" 2>/dev/null || true
+    # Gone before a restart takes their ports and state again.
+    local pid
+    for _ in $(seq 50); do
+        for pid in "${pids[@]}"; do
+            if kill -0 "$pid" 2>/dev/null; then
+                sleep 0.1
+                continue 2
+            fi
+        done
+        return 0
     done
 }
 
@@ -79,6 +93,8 @@ start() {
         --pid-file="$dir/munged.pid" --log-file="$dir/munge/munged.log" \
         --seed-file="$dir/munge/munged.seed"
     export SLURM_CONF="$dir/slurm.conf"
+    # A daemon that fails to start leaves none of the others running.
+    trap stop ERR
     slurmctld -f "$SLURM_CONF"
     slurmd -f "$SLURM_CONF"
     local waited=0

@@ -37,7 +37,8 @@ def free_port():
 
 
 class Cluster:
-    """The S3 server and Slurm, started in `folder`, stopped by `stop`."""
+    """The S3 server and Slurm in `folder`: `start` starts them, `stop` stops whatever of
+    them runs."""
 
     def __init__(self, folder, binary):
         self.folder = folder
@@ -58,8 +59,6 @@ class Cluster:
             ZEROSUM_GAME="tictactoe",
             ZEROSUM_OUTBOX=os.path.join(folder, "outbox"),
         )
-        self.script("s3-server.sh", "start", os.path.join(folder, "s3"), str(self.port))
-        self.script("slurm-local.sh", "start", os.path.join(folder, "slurm"))
         self.s3 = boto3.client(
             "s3",
             endpoint_url=self.env["AWS_ENDPOINT_URL"],
@@ -67,6 +66,10 @@ class Cluster:
             aws_secret_access_key="zerosum-secret",
             region_name="us-east-1",
         )
+
+    def start(self):
+        self.script("s3-server.sh", "start", os.path.join(self.folder, "s3"), str(self.port))
+        self.script("slurm-local.sh", "start", os.path.join(self.folder, "slurm"))
 
     def script(self, name, *args):
         subprocess.run([os.path.join(ROOT, "scripts", name), *args], env=self.env,
@@ -171,11 +174,12 @@ def main():
     args = parser.parse_args()
     for tool in ["slurmctld", "slurmd", "sbatch", "munged"]:
         if shutil.which(tool) is None:
-            sys.exit(f"slurm-test: {tool} is not installed (scripts/setup.sh installs Slurm)")
+            sys.exit(f"slurm-test: {tool} is not installed (scripts/test.sh installs Slurm)")
     folder = tempfile.mkdtemp(prefix="zerosum-slurm-")
     cluster = Cluster(folder, args.binary)
     start = time.time()
     try:
+        cluster.start()
         learner = cluster.submit("learner.sbatch")
         # Actors join a run that exists: the learner creates it as it starts.
         wait_until("the learner made no run", lambda: cluster.objects("config.toml"), start)

@@ -1,8 +1,8 @@
 //! Settings that change over a run, shaped in the run's own time: a learning rate that warms
 //! up and decays to the end of the hour, a window that grows, more simulations late. Each
-//! is a curve of multipliers over the share of the run's budget used (its `max_minutes`, or
-//! its `generations` when it has no time limit), so that one config serves a 10-minute and a
-//! 4-hour run alike.
+//! is a curve of multipliers over the share of the run's budget used (of its `max_minutes` or
+//! of its `generations`, whichever ends the run first), so that one config serves a
+//! 10-minute and a 4-hour run alike.
 
 use serde::{Deserialize, Serialize};
 
@@ -37,21 +37,26 @@ impl Curve {
         points[points.len() - 1][1]
     }
 
-    /// Whether it changes nothing.
-    pub fn is_flat_one(&self) -> bool {
-        self.0.iter().all(|point| point[1] == 1.0)
+    /// The largest multiplier it reaches (1 without points).
+    pub fn largest(&self) -> f64 {
+        self.0
+            .iter()
+            .map(|point| point[1])
+            .reduce(f64::max)
+            .unwrap_or(1.0)
     }
 
     /// The errors of the curve named `key`: shares within [0, 1] and not falling,
     /// multipliers finite and not negative (`positive`: above 0).
     fn errors(&self, key: &str, positive: bool) -> Vec<String> {
         let mut errors = Vec::new();
-        let mut last = 0.0;
+        let mut last: Option<f64> = None;
         for &[share, multiplier] in &self.0 {
-            if !(0.0..=1.0).contains(&share) || share < last {
+            if !(0.0..=1.0).contains(&share) || last.is_some_and(|last| share < last) {
+                let after = last.map_or(String::new(), |last| format!(" after {last}"));
                 errors.push(format!(
                     "schedule.{key}: each point is [share of the budget, multiplier] with shares \
-                     from 0 to 1 in rising order, got {share} after {last}"
+                     from 0 to 1 in rising order, got {share}{after}"
                 ));
             }
             let bad =
@@ -62,7 +67,7 @@ impl Curve {
                     "schedule.{key}: multipliers must be {wanted}, got {multiplier}"
                 ));
             }
-            last = share.max(last);
+            last = Some(last.map_or(share, |last| share.max(last)));
         }
         errors
     }
@@ -95,18 +100,6 @@ impl ScheduleConfig {
                 .errors("random_opening_plies", false),
         );
         errors
-    }
-
-    /// Whether no curve changes anything.
-    pub fn is_empty(&self) -> bool {
-        [
-            &self.learning_rate,
-            &self.window_positions,
-            &self.num_simulations,
-            &self.random_opening_plies,
-        ]
-        .iter()
-        .all(|curve| curve.is_flat_one())
     }
 }
 

@@ -85,7 +85,8 @@ impl<G: Game> ExactSolver<G> {
 pub struct DrawnPositions {
     /// The positions, stage by stage.
     pub positions: Vec<SolvedPosition>,
-    /// Per stage, in order: positions given up after `max_nodes`.
+    /// Per stage, in order: positions given up after `max_nodes` among those drawn for it
+    /// and the other stages of its moves played (one count for them all).
     pub too_hard: Vec<usize>,
 }
 
@@ -121,7 +122,8 @@ impl Difficulty {
 
     /// The difficulty of a position whose moves have `values`; `None` when every move has
     /// the same value (nothing to get wrong).
-    pub fn of(values: &[i8]) -> Option<Difficulty> {
+    pub fn of(values: impl IntoIterator<Item = i8>) -> Option<Difficulty> {
+        let values: Vec<i8> = values.into_iter().collect();
         let best = *values.iter().max()?;
         let keeping = values.iter().filter(|&&v| v == best).count();
         match keeping {
@@ -315,7 +317,7 @@ impl SolvedPosition {
 
     /// How hard the position is; `None` if every move has the same value.
     pub fn difficulty(&self) -> Option<Difficulty> {
-        Difficulty::of(&self.values.iter().map(|v| v.1).collect::<Vec<_>>())
+        Difficulty::of(self.values.iter().map(|v| v.1))
     }
 
     /// The best value a move reaches.
@@ -375,7 +377,7 @@ pub fn draw_positions<G: Game>(
                 members.iter().for_each(|&i| too_hard[i] += 1);
                 continue;
             };
-            let difficulty = Difficulty::of(&values.iter().map(|v| v.1).collect::<Vec<_>>());
+            let difficulty = Difficulty::of(values.iter().map(|v| v.1));
             let Some(set) = members.iter().copied().find(|&i| {
                 found[i] < per_stage
                     && difficulty.is_some()
@@ -449,10 +451,15 @@ impl StageScore {
     }
 
     /// The share of positions where the move changed the outcome (a win into a draw or
-    /// loss, a draw into a loss) with its 95% interval: with values of -1, 0 and 1, every
-    /// move that is not optimal is one.
+    /// loss, a draw into a loss): with values of -1, 0 and 1, every move that is not
+    /// optimal is one.
+    pub fn error_rate(&self) -> f64 {
+        1.0 - self.rate()
+    }
+
+    /// [`StageScore::error_rate`] with its 95% interval, in percent.
     pub fn errors_text(&self) -> String {
-        share_with_interval(1.0 - self.rate(), self.positions.max(1))
+        share_with_interval(self.error_rate(), self.positions.max(1))
     }
 }
 
@@ -764,10 +771,10 @@ mod tests {
 
     #[test]
     fn difficulty_counts_the_moves_that_keep_the_outcome() {
-        assert_eq!(Difficulty::of(&[1, -1, -1, 0]), Some(Difficulty::Hard));
-        assert_eq!(Difficulty::of(&[0, 0, -1, -1]), Some(Difficulty::Medium));
-        assert_eq!(Difficulty::of(&[1, 1, 1, -1]), Some(Difficulty::Easy));
-        assert_eq!(Difficulty::of(&[0, 0, 0]), None);
+        assert_eq!(Difficulty::of([1, -1, -1, 0]), Some(Difficulty::Hard));
+        assert_eq!(Difficulty::of([0, 0, -1, -1]), Some(Difficulty::Medium));
+        assert_eq!(Difficulty::of([1, 1, 1, -1]), Some(Difficulty::Easy));
+        assert_eq!(Difficulty::of([0, 0, 0]), None);
         let names: Vec<String> = pons_sets(&stages(42, 0))
             .into_iter()
             .map(|s| s.name)

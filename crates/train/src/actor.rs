@@ -541,7 +541,8 @@ impl<'a, G: Game> Actor<'a, G> {
         let folder = names::actor_games(&self.options.id);
         let stored = self.store.list(&folder)?;
         let waiting = self.outbox.pending()?;
-        let waiting = waiting.iter().filter_map(|name| name.strip_prefix(&folder));
+        let inside = format!("{folder}/");
+        let waiting = waiting.iter().filter_map(|name| name.strip_prefix(&inside));
         Ok(stored
             .iter()
             .map(String::as_str)

@@ -134,7 +134,9 @@ pub fn compare<G: Game>(
         )?;
         let accuracy = match &positions {
             Some((positions, sets)) => {
-                let scores = score_agent(initial, &mut me, positions, sets, &mut rng, || {})?;
+                // A stream of its own: scoring must not change the matches that follow.
+                let mut scoring = SmallRng::seed_from_u64(settings.seed ^ 0xACC);
+                let scores = score_agent(initial, &mut me, positions, sets, &mut scoring, || {})?;
                 log(&accuracy_line(&entry.name, &scores));
                 scores
             }
@@ -397,8 +399,7 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
             );
         }
         for score in &row.accuracy {
-            let errors = 1.0 - score.rate();
-            let _ = write!(line, " {:.1}% |", 100.0 * errors);
+            let _ = write!(line, " {:.1}% |", 100.0 * score.error_rate());
         }
         let _ = writeln!(out, "{line}");
     }

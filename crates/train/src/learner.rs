@@ -292,13 +292,16 @@ impl<'a, G: Game> Trainer<'a, G> {
     /// Fills the window from `store`'s games of generations `generation` and older, newest
     /// first until the window is full, without training: the window a learner holds after
     /// training `generation`.
+    /// Under a schedule it holds the largest window the schedule asks for; the next
+    /// generation's learning trims it to the window of its point of the run.
     pub fn fill_window(&mut self, store: &RunStore, generation: u64) -> Result<(), TrainError> {
+        let largest = self.config.schedule.window_positions.largest().max(1.0);
+        let window = (self.config.replay.window_positions as f64 * largest).round() as usize;
+        self.buffer.set_window(window);
         let mut reload = Vec::new();
         let mut held = 0;
         for generation in (1..=generation).rev() {
-            if held >= self.config.replay.window_positions
-                && reload.len() >= self.config.replay.min_generations
-            {
+            if held >= window && reload.len() >= self.config.replay.min_generations {
                 break;
             }
             let samples = self.samples(generation, &generation_records(store, generation)?);

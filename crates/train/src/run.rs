@@ -176,9 +176,7 @@ impl<G: Game> Loop<'_, G> {
 
     /// Whether another generation is to be trained.
     fn more(&self, generation: u64) -> bool {
-        let out_of_time =
-            self.config.max_minutes > 0.0 && self.clock.seconds() >= self.config.max_minutes * 60.0;
-        (generation as usize) < self.config.generations && !out_of_time
+        self.budget_used(generation) < 1.0
     }
 
     /// The synchronous loop: each generation plays its games, then learns from them.
@@ -604,7 +602,7 @@ pub(crate) mod tests {
             })
             .collect();
         // Generation g learns at (g - 1) / 4 of the run: rates fall along the line, and the
-        // window holds 10 positions (the newest generation's, whole) until it grows.
+        // window holds 10 positions (generation 1's newest) until it grows.
         let rates: Vec<f64> = learned.iter().map(|l| l.0).collect();
         assert_eq!(rates, [0.01, 0.00775, 0.0055, 0.00325]);
         assert!(learned[1].1 < learned[3].1, "{learned:?}");
