@@ -313,13 +313,9 @@ impl Model {
         device: Device,
         origin: &Path,
     ) -> Result<Model, NnError> {
-        let meta: CheckpointMeta =
-            serde_json::from_slice(&bytes.meta).map_err(|e| NnError::CorruptCheckpoint {
-                path: origin.to_path_buf(),
-                reason: e.to_string(),
-            })?;
+        let meta = parse_meta(&bytes.meta, origin)?;
         check_fits(&meta, game, origin)?;
-        Model::from_bytes_as_written(bytes, device, origin)
+        Model::from_meta_and_bytes(meta, bytes, device, origin)
     }
 
     /// The model a checkpoint's bytes hold, as its metadata describes it, whatever game it
@@ -329,12 +325,21 @@ impl Model {
         device: Device,
         origin: &Path,
     ) -> Result<Model, NnError> {
+        let meta = parse_meta(&bytes.meta, origin)?;
+        Model::from_meta_and_bytes(meta, bytes, device, origin)
+    }
+
+    /// The model `meta` describes, its weights from `bytes`, once the sidecar is read.
+    fn from_meta_and_bytes(
+        meta: CheckpointMeta,
+        bytes: &CheckpointBytes,
+        device: Device,
+        origin: &Path,
+    ) -> Result<Model, NnError> {
         let corrupt = |reason: String| NnError::CorruptCheckpoint {
             path: origin.to_path_buf(),
             reason,
         };
-        let meta: CheckpointMeta =
-            serde_json::from_slice(&bytes.meta).map_err(|e| corrupt(e.to_string()))?;
         if let Some(problem) = meta.model.validate().into_iter().next() {
             return Err(corrupt(problem));
         }
@@ -416,11 +421,7 @@ impl Model {
             path: sidecar.clone(),
             source,
         })?;
-        let meta: CheckpointMeta =
-            serde_json::from_str(&text).map_err(|e| NnError::CorruptCheckpoint {
-                path: sidecar.clone(),
-                reason: e.to_string(),
-            })?;
+        let meta = parse_meta(text.as_bytes(), &sidecar)?;
         Ok((base, meta))
     }
 
@@ -525,6 +526,14 @@ fn check_fits<G: Game>(meta: &CheckpointMeta, game: &G, origin: &Path) -> Result
         });
     }
     Ok(())
+}
+
+/// A checkpoint's sidecar JSON, parsed; `origin` names it in the error.
+fn parse_meta(json: &[u8], origin: &Path) -> Result<CheckpointMeta, NnError> {
+    serde_json::from_slice(json).map_err(|e| NnError::CorruptCheckpoint {
+        path: origin.to_path_buf(),
+        reason: e.to_string(),
+    })
 }
 
 /// `base` with `.ext` appended (not replacing: `gen-0003` becomes `gen-0003.json`).

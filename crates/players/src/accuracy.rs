@@ -85,8 +85,8 @@ impl<G: Game> ExactSolver<G> {
 pub struct DrawnPositions {
     /// The positions, stage by stage.
     pub positions: Vec<SolvedPosition>,
-    /// Per stage, in order: positions given up after `max_nodes` among those drawn for it
-    /// and the other stages of its moves played (one count for them all).
+    /// Per stage, in order: positions given up after `max_nodes`, counted on the first of
+    /// the stages of the same moves played, which share their draw (0 on the others).
     pub too_hard: Vec<usize>,
 }
 
@@ -337,8 +337,8 @@ impl SolvedPosition {
 /// those that are not finished, where some move is worse than another and whose difficulty
 /// is the stage's, and solves them; stages of the same moves played share the draw, each
 /// position going to the first of them it fits that still has room. A position that takes
-/// more than `max_nodes` to solve is skipped and counted against each stage of its moves
-/// played. (Skipping leans the sets towards easier positions: the count says by how much.)
+/// more than `max_nodes` to solve is skipped and counted once, on the first stage of its
+/// moves played. (Skipping leans the sets towards easier positions: the count says by how much.)
 /// `on_position` hears about each one kept. Fails if the game cannot be solved.
 pub fn draw_positions<G: Game>(
     initial: &G,
@@ -374,7 +374,7 @@ pub fn draw_positions<G: Game>(
                 continue;
             }
             let Some(values) = solver.action_values_within(&position, max_nodes)? else {
-                members.iter().for_each(|&i| too_hard[i] += 1);
+                too_hard[first] += 1;
                 continue;
             };
             let difficulty = Difficulty::of(values.iter().map(|v| v.1));

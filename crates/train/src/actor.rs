@@ -795,7 +795,8 @@ mod tests {
             .collect();
         assert_eq!(stored, expected);
         // The second plays games of its own, not the first's again.
-        let games = |index: usize| store.get(&format!("games/actors/requeued/{}", stored[index]));
+        let folder = names::actor_games("requeued");
+        let games = |index: usize| store.get(&format!("{folder}/{}", stored[index]));
         let replayed = games(0).unwrap() == games(written as usize).unwrap();
         assert!(!replayed, "the second actor replayed the first one's games");
         std::fs::remove_dir_all(dir).unwrap();

@@ -138,15 +138,8 @@ fn accuracy<G: Game>(
             continue;
         };
         let count = plies.len();
-        // Sets of the same moves played share their draw, and its skipped positions: said
-        // once, on the first of them.
-        let first_of_its_plies = stages
-            .iter()
-            .find(|s| s.plies == stage.plies)
-            .is_some_and(|s| s.name == stage.name);
         let skipped = match skipped {
             0 => String::new(),
-            _ if !first_of_its_plies => String::new(),
             n => format!(
                 " ({n} more skipped at these moves played: over {} nodes to solve)",
                 args.max_nodes
