@@ -57,6 +57,9 @@ EOF
     # per bucket at a time instead of 7 (master.toml's volume_growth.copy_1, set through
     # weed's WEED_* env overrides), and no 10 s pause on stop (-volume.preStopSeconds=0).
     # A restarted master waits out its raft election timeout before it leads: 1 s, not 10 s.
+    # Volumes turn read-only below -volume.minFreeSpace, by default 1% of the disk: 2.7 GB of
+    # a shared 270 GB disk, which a nearly full build machine lacks while the tests need a few
+    # megabytes; 256 MiB still stops writes before the disk itself fills.
     # The Iceberg and Lance listeners are off: they have fixed default ports. AWS_* credentials
     # are dropped from weed's environment: it would add them as an extra admin identity.
     env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY WEED_MASTER_VOLUME_GROWTH_COPY_1=1 \
@@ -65,7 +68,7 @@ EOF
         -master.port="$master" -master.port.grpc="$master_grpc" \
         -master.volumeSizeLimitMB=64 -master.electionTimeout=1s -master.telemetry=false \
         -volume.port="$volume" -volume.port.grpc="$volume_grpc" \
-        -volume.max=100 -volume.preStopSeconds=0 \
+        -volume.max=100 -volume.preStopSeconds=0 -volume.minFreeSpace=256MiB \
         -filer -filer.port="$filer" -filer.port.grpc="$filer_grpc" \
         -s3 -s3.port="$port" -s3.port.grpc="$s3_grpc" -s3.config="$dir/s3.json" \
         -s3.port.iceberg=0 -s3.port.lance=0 \
