@@ -195,7 +195,7 @@ fn by_action<'py, T: for<'a> IntoPyObject<'a>>(
 }
 
 /// A player for any game zerosum plays: a trained checkpoint or the game's shipped model
-/// searched with MCTS, or rollout MCTS (`mcts:N`) when no checkpoint is named.
+/// searched with MCTS, or rollout MCTS (`mcts:N`) for a game no model is shipped for.
 #[pyclass(name = "Agent", module = "zerosum", unsendable)]
 pub struct PyAgent {
     seat: Box<dyn Searcher>,
@@ -207,9 +207,10 @@ pub struct PyAgent {
 impl PyAgent {
     /// `game` as `zerosum.train` takes it; `checkpoint` a checkpoint, a run or a URL of
     /// either (as `zerosum play --checkpoint`), or `"shipped"` for the game's model in
-    /// models/; `simulations` per move, by default the game config's
-    /// `play.num_simulations` with a checkpoint, the shipped model's own count, and 1,000
-    /// (rollout MCTS) without; `overrides` settings of the game's config as `zerosum.train`
+    /// models/; without one, the shipped model of a built-in game where one fits it (as
+    /// `zerosum play`), else rollout MCTS; `simulations` per move, by default the game
+    /// config's `play.num_simulations` with a checkpoint, the shipped model's own count,
+    /// and 1,000 for rollout MCTS; `overrides` settings of the game's config as `zerosum.train`
     /// takes them (`{"search.c_puct": 2.0}`), for the search of a checkpoint.
     #[new]
     #[pyo3(signature = (game, checkpoint = None, simulations = None, seed = 1, overrides = None))]
@@ -285,10 +286,10 @@ fn seat<G: Game>(
     seed: u64,
 ) -> PyResult<(Box<dyn Searcher>, String)> {
     let device = || parse_device(&config.device).map_err(game_error);
+    let shipped = || zerosum_players::shipped::load_for(game, device()?).map_err(game_error);
     let (name, model, sims) = match checkpoint {
         Some(SHIPPED) => {
-            let loaded = zerosum_players::shipped::load_for(game, device()?).map_err(game_error)?;
-            let Some((shipped, model)) = loaded else {
+            let Some((shipped, model)) = shipped()? else {
                 let none = zerosum_players::shipped::none_for(&game.name());
                 return Err(GameError::new_err(none));
             };
@@ -300,10 +301,14 @@ fn seat<G: Game>(
             let name = format!("checkpoint:{location}");
             (name, model, config.play_simulations())
         }
-        None => {
-            let sims = simulations.unwrap_or(DEFAULT_ROLLOUT_SIMS);
-            return Ok(seated(rollout_agent(sims, seed), None, game, foreign, seed));
-        }
+        // A game written in Python may share a built-in game's name but not its encoding.
+        None => match foreign.is_none().then(shipped).transpose()?.flatten() {
+            Some((shipped, model)) => (shipped.player_name(), model, shipped.sims),
+            None => {
+                let sims = simulations.unwrap_or(DEFAULT_ROLLOUT_SIMS);
+                return Ok(seated(rollout_agent(sims, seed), None, game, foreign, seed));
+            }
+        },
     };
     let copy = model.try_clone().map_err(game_error)?;
     let sims = simulations.unwrap_or(sims);

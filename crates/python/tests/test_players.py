@@ -151,7 +151,7 @@ def test_an_agent_searches_a_built_in_game_and_reports_its_analysis():
     for action in [0, 3, 1, 4]:
         state.apply_action(action)
     agent = zerosum.Agent("tictactoe", simulations=300)
-    assert agent.name == "mcts:300" and agent.game == "tictactoe"
+    assert agent.name == "shipped:tictactoe" and agent.game == "tictactoe", "no checkpoint named: the shipped model"
     assert agent.choose(state) == 2, "x completes the top row"
     analysis = agent.analyse(state)
     assert analysis["action"] == 2 and analysis["pv"][0] == 2
@@ -258,6 +258,7 @@ def test_a_finished_game_has_no_move_to_choose_and_one_agent_cannot_sit_twice():
     with pytest.raises(zerosum.GameError, match="plays tictactoe, not connect4"):
         zerosum.arena(agent, "random", "connect4", games=2)
     small = zerosum.Agent("connect4:rows=5,cols=6", simulations=10)
+    assert small.name == "mcts:10", "no model is shipped for this board: rollout MCTS"
     with pytest.raises(zerosum.GameError, match="plays connect4:rows=5,cols=6,k=4, not connect4:rows=6"):
         zerosum.arena(small, "random", "connect4", games=2)
 

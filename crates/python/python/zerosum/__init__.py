@@ -12,8 +12,15 @@ A game written in Python is any object with OpenSpiel's game and state methods
 (docs/python.md lists them).
 """
 
+import os as _os
+from pathlib import Path as _Path
+
 # The extension links the libtorch of the torch package: importing torch first loads it.
 import torch  # noqa: F401
+
+# A wheel carries the shipped models inside the package (a clone's build finds models/).
+if (_Path(__file__).parent / "models").is_dir() and not _os.environ.get("ZEROSUM_MODELS"):
+    _os.environ["ZEROSUM_MODELS"] = str(_Path(__file__).parent / "models")
 
 from ._zerosum import (
     Agent,

@@ -82,7 +82,7 @@ def train(
 
 class Agent:
     """A player for any game zerosum plays: a trained checkpoint or the game's shipped model
-    searched with MCTS, or rollout MCTS (`mcts:N`) when no checkpoint is named."""
+    searched with MCTS, or rollout MCTS (`mcts:N`) for a game no model is shipped for."""
 
     def __init__(
         self,
@@ -94,8 +94,10 @@ class Agent:
     ) -> None:
         """`checkpoint`: a run, `checkpoints/latest`, NAME(.safetensors) or a URL of any of
         them, or "shipped" for the game's model in models/ (`zerosum models` lists them).
-        `simulations` per move: by default the game config's `play.num_simulations` with a
-        checkpoint, the shipped model's own count, and 1,000 without. `overrides`: keys of
+        Without one: the shipped model of a built-in game where one fits it, as `zerosum
+        play`, else rollout MCTS. `simulations` per move: by default the game config's
+        `play.num_simulations` with a checkpoint, the shipped model's own count, and 1,000
+        for rollout MCTS. `overrides`: keys of
         the game's config as `train` takes them (`{"search.c_puct": 2.0}`)."""
     @property
     def name(self) -> str:
