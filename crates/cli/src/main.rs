@@ -41,6 +41,8 @@ enum Command {
     Serve(cmd::serve::Args),
     /// Write plots and an HTML page of a run's training metrics (RUN/report/)
     Report(cmd::report::Args),
+    /// Say what is wrong with a run that does not learn, and which setting to change
+    Doctor(cmd::doctor::Args),
     /// Score players' moves in exactly solved positions (connect four, tic-tac-toe)
     Accuracy(cmd::accuracy::Args),
     /// Rate a run's checkpoints on one Elo scale against fixed anchors (random = 0)
@@ -158,6 +160,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Uci(args) => cmd::uci::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Report(args) => cmd::report::run(args),
+        Command::Doctor(args) => cmd::doctor::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Export(args) => cmd::export::run(args),

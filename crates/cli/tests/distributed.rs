@@ -324,6 +324,29 @@ fn tic_tac_toe_learned_by_roles_over_s3_through_faults() {
         "{stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
+
+    // The doctor reads the run where it lies.
+    let doctor = Command::new(env!("CARGO_BIN_EXE_zerosum"))
+        .args(["doctor", run])
+        .envs(ACCESS)
+        .env("AWS_ENDPOINT_URL", server.endpoint())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&doctor.stdout);
+    assert!(
+        doctor.status.success(),
+        "{}",
+        String::from_utf8_lossy(&doctor.stderr)
+    );
+    assert!(
+        stdout.starts_with("healthy: nothing wrong found in 20 generations")
+            || stdout
+                .lines()
+                .all(|l| l.split_once(": ").is_some_and(|(name, _)| {
+                    name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+                })),
+        "{stdout}"
+    );
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }

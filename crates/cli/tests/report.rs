@@ -1,4 +1,4 @@
-//! `report`, `ladder` and `replay` on a tiny real tic-tac-toe run.
+//! `report`, `ladder`, `replay` and `doctor` on small real tic-tac-toe runs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -96,6 +96,8 @@ fn report_ladder_and_replay_on_a_tiny_run() {
     assert_eq!(page.matches("<svg").count(), 8);
     assert!(page.contains("game tictactoe · generation 2"));
     assert!(page.contains("Latest evaluation (generation 2)"));
+    // Two generations are too few for trends: the doctor says so at the top.
+    assert!(page.contains("<ul class=\"doctor\">\n<li><code>too-short</code> 2 generation(s)"));
     assert!(!page.contains("Elo ladder"), "no ladder yet");
 
     // The ladder: the same seed plays the same games and gives the same ratings.
@@ -237,4 +239,157 @@ fn report_ladder_and_replay_on_a_tiny_run() {
         "report creates no run directory"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// `zerosum doctor` on short tic-tac-toe runs, each configured to show one way a run fails to
+// learn, and on the default run, which learns. (`starved` and `stale-actors` cannot be caused
+// by a local run in seconds: the report crate's tests feed their rules recorded events.)
+
+/// Trains tic-tac-toe's default config for `generations`, with `settings` changed, and
+/// returns the names of the doctor's findings (from `--json`) and its lines.
+fn doctor(name: &str, generations: usize, settings: &[&str]) -> (Vec<String>, String) {
+    let dir = scratch(&format!("doctor-{name}"));
+    let generations = format!("generations={generations}");
+    let mut args = vec![
+        "train",
+        "--game",
+        "tictactoe",
+        "--run",
+        "run",
+        "--set",
+        &generations,
+    ];
+    for setting in settings {
+        args.extend(["--set", setting]);
+    }
+    succeed(&args, &dir);
+    let json: serde_json::Value =
+        serde_json::from_str(&succeed(&["doctor", "run", "--json"], &dir)).unwrap();
+    let names = (json.as_array().unwrap().iter())
+        .map(|f| f["name"].as_str().unwrap().to_string())
+        .collect();
+    let lines = succeed(&["doctor", "run"], &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    (names, lines)
+}
+
+/// Asserts that the doctor names `name` on the run that `settings` make, with a line that
+/// starts with the name and mentions `setting`, the key to change.
+fn names(name: &str, settings: &[&str], setting: &str) {
+    let (found, lines) = doctor(name, 8, settings);
+    assert!(
+        found.iter().any(|f| f == name),
+        "{name} not found in {found:?}:\n{lines}"
+    );
+    let line = lines
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}: ")))
+        .unwrap();
+    assert!(line.contains(setting), "{line}");
+}
+
+#[test]
+fn the_default_run_gets_a_clean_bill() {
+    let (found, lines) = doctor("healthy", 20, &[]);
+    assert_eq!(found, ["healthy"], "{lines}");
+    assert!(
+        lines.starts_with("healthy: nothing wrong found in 20 generations"),
+        "{lines}"
+    );
+}
+
+#[test]
+fn self_play_without_temperature_or_noise_explores_nothing() {
+    let settings = [
+        "self_play.temperature_plies=0",
+        "self_play.root_noise=false",
+    ];
+    names(
+        "no-exploration",
+        &settings,
+        "self_play.temperature_plies (now 0)",
+    );
+}
+
+#[test]
+fn an_untrained_value_head_collapses() {
+    names(
+        "value-collapse",
+        &["learner.value_weight=0"],
+        "learner.value_weight (now 0)",
+    );
+}
+
+#[test]
+fn a_learning_rate_of_a_half_is_too_high() {
+    names(
+        "lr-too-high",
+        &["learner.learning_rate=0.5"],
+        "learner.learning_rate (now 0.5)",
+    );
+}
+
+#[test]
+fn a_learning_rate_of_ten_to_the_minus_seven_is_too_low() {
+    let settings = ["learner.learning_rate=1e-7", "learner.lr_schedule=[]"];
+    names("lr-too-low", &settings, "learner.learning_rate");
+}
+
+#[test]
+fn two_hundred_passes_over_a_tiny_window_memorise_it() {
+    let settings = [
+        "self_play.games_per_generation=8",
+        "replay.window_positions=150",
+        "learner.epochs=200",
+        "learner.lr_schedule=[]",
+        "model.hidden=256",
+        "arena.every=1",
+    ];
+    names("memorising", &settings, "learner.epochs (now 200)");
+}
+
+#[test]
+fn a_window_smaller_than_a_generation_floods() {
+    names(
+        "flooded",
+        &["replay.window_positions=500"],
+        "replay.window_positions (now 500)",
+    );
+}
+
+#[test]
+fn two_simulations_are_too_few() {
+    names(
+        "few-simulations",
+        &["search.num_simulations=2"],
+        "search.num_simulations",
+    );
+}
+
+#[test]
+fn a_two_unit_network_plateaus() {
+    let settings = ["model.hidden=2", "model.value_hidden=2", "arena.every=1"];
+    names("plateau", &settings, "search.num_simulations, now 64");
+}
+
+#[test]
+fn two_game_evaluations_are_noise() {
+    names(
+        "noisy-evaluation",
+        &["arena.games=2", "arena.every=1"],
+        "arena.games (now 2;",
+    );
+}
+
+#[test]
+fn a_folder_that_is_not_a_run_is_one_line_of_error() {
+    let dir = scratch("doctor-not-a-run");
+    std::fs::create_dir(dir.join("empty")).unwrap();
+    for (folder, error) in [("empty", "not a run"), ("missing", "no such directory")] {
+        let output = zerosum(&["doctor", folder], &dir);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success());
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(error), "{stderr}");
+    }
 }

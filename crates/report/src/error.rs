@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use thiserror::Error;
 
-/// What went wrong while writing a report.
+/// What went wrong while reading a run or writing a report.
 #[derive(Debug, Error)]
 pub enum ReportError {
     /// A file or folder that could not be written.
@@ -22,4 +22,13 @@ pub enum ReportError {
         /// What plotters said.
         reason: String,
     },
+    /// A run that could not be read.
+    #[error("{0}")]
+    Run(String),
+    /// The run's store.
+    #[error(transparent)]
+    Store(#[from] zerosum_store::StoreError),
+    /// The run's records, as the train crate reads them.
+    #[error(transparent)]
+    Train(#[from] zerosum_train::error::TrainError),
 }

@@ -7,6 +7,7 @@ use zerosum_players::arena::signed_elo as signed;
 use zerosum_train::history::RunHistory;
 
 use crate::charts::Chart;
+use crate::doctor::Finding;
 
 /// Escapes text for HTML content and attribute values.
 pub fn escape(text: &str) -> String {
@@ -49,14 +50,22 @@ max-width:980px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\
 h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin:1.6em 0 .4em}\
 .facts{color:#555}.headline{font-size:1.25em;font-weight:600;margin:1em 0}\
 .note{background:#fff6dd;border:1px solid #e8d28a;padding:.4em .7em}\
+.doctor{background:#f4f8ff;border:1px solid #b8cbe8;padding:.5em .7em .5em 2em}\
 table{border-collapse:collapse;margin:.5em 0 1em}td,th{padding:.2em .8em;text-align:right;\
 border-bottom:1px solid #ddd}th:first-child,td:first-child{text-align:left}\
 figure{margin:1.5em 0}figure svg{width:100%;height:auto;border:1px solid #eee}\
 figcaption{color:#555;font-size:.92em;margin-top:.3em}footer{color:#777;font-size:.85em;\
 margin-top:3em}";
 
-/// The page: `title` heads it; `svgs` are the charts' SVG documents, in chart order.
-pub fn page(title: &str, history: &RunHistory, charts: &[Chart], svgs: &[String]) -> String {
+/// The page: `title` heads it, the doctor's `findings` follow; `svgs` are the charts' SVG
+/// documents, in chart order.
+pub fn page(
+    title: &str,
+    history: &RunHistory,
+    findings: &[Finding],
+    charts: &[Chart],
+    svgs: &[String],
+) -> String {
     let mut html = String::new();
     let _ = write!(
         html,
@@ -67,6 +76,7 @@ pub fn page(title: &str, history: &RunHistory, charts: &[Chart], svgs: &[String]
     );
     let facts = facts(history);
     let _ = writeln!(html, "<p class=\"facts\">{}</p>", facts.join(" · "));
+    doctor_list(&mut html, findings);
     if !history.skipped.is_empty() {
         let lines: Vec<String> = history.skipped.iter().map(|l| l.to_string()).collect();
         let _ = writeln!(
@@ -184,6 +194,24 @@ fn evaluation_table(html: &mut String, history: &RunHistory) {
         );
     }
     html.push_str("</table>\n");
+}
+
+/// The doctor's findings, one item each, its name first.
+fn doctor_list(html: &mut String, findings: &[Finding]) {
+    if findings.is_empty() {
+        return;
+    }
+    let _ = writeln!(html, "<ul class=\"doctor\">");
+    for finding in findings {
+        let _ = writeln!(
+            html,
+            "<li><code>{}</code> {} {}</li>",
+            escape(finding.name),
+            escape(&finding.evidence),
+            escape(&finding.advice)
+        );
+    }
+    let _ = writeln!(html, "</ul>");
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 //! - [`render`] draws a chart with plotters, as SVG text or PNG bytes, with a bundled font
 //!   (DejaVu Sans, `fonts/`), so nothing depends on the machine's fonts.
 //! - [`html::page`] lays the plots out in one HTML page with the SVGs inlined.
-//! - [`write_report`] does all three into a folder.
+//! - [`write_report`] does all three into a folder, the [`doctor`]'s findings at the top.
+//! - [`doctor`] names what is wrong with a run that does not learn.
 //!
 //! ```
 //! use zerosum_train::history::RunHistory;
@@ -23,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod charts;
+pub mod doctor;
 pub mod error;
 pub mod html;
 pub mod render;
@@ -34,11 +36,13 @@ pub use charts::Chart;
 pub use error::ReportError;
 use zerosum_train::history::RunHistory;
 
-/// Writes every chart as `<name>.png` and `<name>.svg`, and `index.html`, into `out`
-/// (created if missing); returns the files written. Each file is written to a temporary
-/// name and renamed, so a browser reloading the page never sees half of it.
+/// Writes every chart as `<name>.png` and `<name>.svg`, and `index.html` (the doctor's
+/// `findings` at its top), into `out` (created if missing); returns the files written. Each
+/// file is written to a temporary name and renamed, so a browser reloading the page never
+/// sees half of it.
 pub fn write_report(
     history: &RunHistory,
+    findings: &[doctor::Finding],
     title: &str,
     out: &Path,
 ) -> Result<Vec<PathBuf>, ReportError> {
@@ -64,7 +68,7 @@ pub fn write_report(
         written.push(write_file(out, &format!("{}.png", chart.name), &png)?);
         svgs.push(svg);
     }
-    let page = html::page(title, history, &charts, &svgs);
+    let page = html::page(title, history, findings, &charts, &svgs);
     written.push(write_file(out, "index.html", page.as_bytes())?);
     Ok(written)
 }
@@ -109,7 +113,7 @@ mod tests {
     fn writes_plots_and_a_self_contained_page() {
         let history = RunHistory::parse(METRICS);
         let dir = scratch("full");
-        let files = write_report(&history, "zerosum report: test", &dir).unwrap();
+        let files = write_report(&history, &[], "zerosum report: test", &dir).unwrap();
         assert_eq!(files.len(), 2 * 8 + 1);
         for file in &files {
             let bytes = fs::read(file).unwrap();
@@ -139,7 +143,7 @@ mod tests {
     #[test]
     fn an_empty_run_still_gets_a_report() {
         let dir = scratch("empty");
-        let files = write_report(&RunHistory::default(), "empty", &dir).unwrap();
+        let files = write_report(&RunHistory::default(), &[], "empty", &dir).unwrap();
         assert_eq!(files.len(), 17);
         let svg = fs::read_to_string(dir.join("losses.svg")).unwrap();
         assert!(svg.contains("no data yet"));

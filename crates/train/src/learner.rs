@@ -161,13 +161,13 @@ impl<'a, G: Game> Trainer<'a, G> {
     /// Adds a generation's samples to the window without training on them. A generation
     /// larger than the whole window (fast actors of an asynchronous run) keeps its newest
     /// positions: a generation's training stays bounded by the window, however much
-    /// arrived, so the learner never falls further and further behind.
-    pub fn add(&mut self, generation: u64, mut samples: Vec<crate::replay::Sample>) {
-        let window = self.buffer.window();
-        if samples.len() > window {
-            samples.drain(..samples.len() - window);
-        }
+    /// arrived, so the learner never falls further and further behind. Returns how many
+    /// it dropped.
+    pub fn add(&mut self, generation: u64, mut samples: Vec<crate::replay::Sample>) -> usize {
+        let dropped = samples.len().saturating_sub(self.buffer.window());
+        samples.drain(..dropped);
         self.buffer.add_generation(generation, samples);
+        dropped
     }
 
     /// Adds generation `generation`'s games to the window and trains on it: as many steps
@@ -187,9 +187,11 @@ impl<'a, G: Game> Trainer<'a, G> {
         self.training.set_learning_rate(&scheduled.learner);
         let samples = self.samples(generation, records);
         let new_positions = samples.len();
-        self.add(generation, samples);
+        let discarded = self.add(generation, samples);
         let steps = self.steps(new_positions);
-        self.train(generation, steps, new_positions, rng, progress)
+        let mut report = self.train(generation, steps, new_positions, rng, progress);
+        report.discarded_positions = discarded;
+        report
     }
 
     /// Takes `steps` gradient steps on the window as it stands, reported as generation
@@ -222,6 +224,7 @@ impl<'a, G: Game> Trainer<'a, G> {
             new_positions,
             samples_per_new_position: (steps as usize * batch_size) as f64
                 / new_positions.max(1) as f64,
+            discarded_positions: 0,
             losses: mean_losses(&all),
             final_losses: mean_losses(&all[all.len() - tail..]),
             learning_rate: self.training.learning_rate(),

@@ -49,6 +49,12 @@ pub struct SelfPlayReport {
     pub actors: usize,
     /// Asynchronous runs: batches passed over as played by too old a checkpoint.
     pub stale_batches: usize,
+    /// Games whose sequence of moves no other game of the generation played: how much
+    /// self-play explores (the same few games over and over teach little).
+    pub distinct_games: usize,
+    /// Asynchronous runs: how many generations older than the newest checkpoint the
+    /// checkpoints that played the generation's batches were, on average.
+    pub checkpoint_age: f64,
 }
 
 /// What the learner did in one generation.
@@ -65,6 +71,8 @@ pub struct LearnerReport {
     pub new_positions: usize,
     /// Training samples drawn per new position (capped by `replay.reuse`).
     pub samples_per_new_position: f64,
+    /// New positions dropped untrained because more arrived than the window holds.
+    pub discarded_positions: usize,
     /// The mean of each loss term over the generation's steps.
     pub losses: Losses,
     /// The losses of the last tenth of the steps.

@@ -422,7 +422,8 @@ impl<G: Game> Loop<'_, G> {
                 &names::ingested(generation),
                 &serde_json::to_vec(&manifest).expect("manifests serialise"),
             )?;
-            let report = actors_report(&records, &manifest, since.elapsed().as_secs_f64());
+            let seconds = since.elapsed().as_secs_f64();
+            let report = actors_report(&records, &manifest, generation, seconds);
             since = Instant::now();
             let mut rng = SmallRng::seed_from_u64(derive_seed(
                 self.config.seed,
@@ -435,9 +436,14 @@ impl<G: Game> Loop<'_, G> {
     }
 }
 
-/// The report of an asynchronous generation's games: `records`, read from the batches
-/// `manifest` names over `seconds`.
-fn actors_report(records: &[GameRecord], manifest: &Manifest, seconds: f64) -> SelfPlayReport {
+/// The report of asynchronous generation `generation`'s games: `records`, read from the
+/// batches `manifest` names over `seconds`.
+fn actors_report(
+    records: &[GameRecord],
+    manifest: &Manifest,
+    generation: u64,
+    seconds: f64,
+) -> SelfPlayReport {
     let mut report = self_play_report(records, &SelfPlayCounters::default());
     let positions: usize = records.iter().map(GameRecord::samples).sum();
     report.positions_per_second = positions as f64 / seconds.max(1e-9);
@@ -448,6 +454,11 @@ fn actors_report(records: &[GameRecord], manifest: &Manifest, seconds: f64) -> S
         .collect::<HashSet<_>>()
         .len();
     report.stale_batches = manifest.stale.len();
+    let newest = generation.saturating_sub(1);
+    let ages: Vec<u64> = (manifest.batches.iter())
+        .map(|name| newest.saturating_sub(names::batch_checkpoint(name).unwrap_or(newest)))
+        .collect();
+    report.checkpoint_age = ages.iter().sum::<u64>() as f64 / ages.len().max(1) as f64;
     report
 }
 
@@ -520,6 +531,12 @@ fn self_play_report(records: &[GameRecord], counters: &SelfPlayCounters) -> Self
         seconds: counters.seconds,
         actors: 0,
         stale_batches: 0,
+        distinct_games: records
+            .iter()
+            .map(|r| &r.actions)
+            .collect::<HashSet<_>>()
+            .len(),
+        checkpoint_age: 0.0,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod check_game;
 pub mod common;
 pub mod compare;
 pub mod distill;
+pub mod doctor;
 pub mod evaluate;
 pub mod export;
 pub mod export_onnx;

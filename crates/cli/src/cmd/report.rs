@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use zerosum_store::{names, RunStore};
-use zerosum_train::RunHistory;
+use zerosum_report::doctor::{diagnose, Evidence};
+use zerosum_store::RunStore;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,13 +18,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let store = RunStore::open(&args.run)?;
-    anyhow::ensure!(
-        store.get(names::CONFIG)?.is_some(),
-        "{}: not a run (no {})",
-        args.run,
-        names::CONFIG
-    );
-    let history = RunHistory::read(&store)?;
+    let evidence = Evidence::read(&store)?;
+    let history = &evidence.history;
     for line in &history.skipped {
         eprintln!(
             "warning: {}: event line {line} is not a JSON object; left out",
@@ -48,7 +43,9 @@ pub fn run(args: Args) -> Result<()> {
             PathBuf::from(format!("report-{name}"))
         }
     });
-    let files = zerosum_report::write_report(&history, &format!("zerosum report: {name}"), &out)?;
+    let findings = diagnose(&evidence);
+    let title = format!("zerosum report: {name}");
+    let files = zerosum_report::write_report(history, &findings, &title, &out)?;
     if let Some(line) = history.ladder_headline() {
         println!("{line}");
     }

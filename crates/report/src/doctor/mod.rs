@@ -1,0 +1,142 @@
+//! `zerosum doctor`: what is wrong with a run that does not learn, in plain words, with the
+//! numbers behind each finding and the setting to change.
+//!
+//! [`Evidence::read`] gathers what a run recorded (its events, its config, the legal moves of
+//! its latest games); [`diagnose`] applies each rule of [`rules`] to it. Each [`Finding`] has
+//! a fixed short name that scripts can match; a run with none gets [`HEALTHY`].
+
+mod rules;
+
+use serde::Serialize;
+use zerosum_config::RunConfig;
+use zerosum_games::registry::parse_game;
+use zerosum_games::{with_game, Game};
+use zerosum_store::record::GameRecord;
+use zerosum_store::{names, RunStore};
+use zerosum_train::history::RunHistory;
+
+use crate::error::ReportError;
+
+/// The name of the one finding of a run where no rule found anything wrong.
+pub const HEALTHY: &str = "healthy";
+
+/// The fewest generations a diagnosis reads trends from.
+pub const FEWEST_GENERATIONS: usize = 3;
+
+/// One thing the doctor found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    /// The fixed short name: `no-exploration`, `lr-too-high`, ..., or `healthy`.
+    pub name: &'static str,
+    /// What the run recorded that shows it, with the numbers.
+    pub evidence: String,
+    /// What to change, naming the settings.
+    pub advice: String,
+}
+
+impl Finding {
+    /// The finding as one line: its name first, then the evidence and the advice.
+    pub fn line(&self) -> String {
+        if self.advice.is_empty() {
+            format!("{}: {}", self.name, self.evidence)
+        } else {
+            format!("{}: {} {}", self.name, self.evidence, self.advice)
+        }
+    }
+}
+
+/// What the doctor reads of a run.
+pub struct Evidence {
+    /// The run's events.
+    pub history: RunHistory,
+    /// The run's config, as the run resolved it.
+    pub config: RunConfig,
+    /// Mean number of legal moves in the positions of the latest generation's games (none
+    /// for a game the registry does not know, such as one written in Python).
+    pub legal_moves: Option<f64>,
+}
+
+impl Evidence {
+    /// Reads the run in `store`.
+    pub fn read(store: &RunStore) -> Result<Evidence, ReportError> {
+        let text = store.get_text(names::CONFIG)?.ok_or_else(|| {
+            ReportError::Run(format!(
+                "{}: not a run (no {})",
+                store.location(),
+                names::CONFIG
+            ))
+        })?;
+        let config = RunConfig::from_toml(&text, &[]).map_err(|e| {
+            ReportError::Run(format!("{}: {}: {e}", store.location(), names::CONFIG))
+        })?;
+        let history = RunHistory::read(store)?;
+        let legal_moves = match history.self_play.last() {
+            Some(last) => {
+                let records = zerosum_train::learner::generation_records(store, last.generation)?;
+                mean_legal_moves(&config.game, &records)
+            }
+            None => None,
+        };
+        Ok(Evidence {
+            history,
+            config,
+            legal_moves,
+        })
+    }
+}
+
+/// The mean number of legal moves over the positions of `records`, games of `game`.
+fn mean_legal_moves(game: &str, records: &[GameRecord]) -> Option<f64> {
+    let game = parse_game(game).ok()?;
+    let (positions, moves) = with_game!(&game, initial => legal_moves_in(initial, records));
+    (positions > 0).then(|| moves as f64 / positions as f64)
+}
+
+/// The positions of `records` played from `initial`, and their legal moves in all (a game
+/// that breaks the rules is counted up to its first illegal move).
+fn legal_moves_in<G: Game>(initial: &G, records: &[GameRecord]) -> (usize, usize) {
+    let (mut positions, mut moves) = (0, 0);
+    let mut legal = Vec::new();
+    for record in records {
+        let mut state = initial.clone();
+        for &action in &record.actions {
+            state.legal_actions(&mut legal);
+            if !legal.contains(&action) {
+                break;
+            }
+            positions += 1;
+            moves += legal.len();
+            state.apply(action);
+        }
+    }
+    (positions, moves)
+}
+
+/// Every finding of the rules on `evidence`, or one [`HEALTHY`] finding.
+pub fn diagnose(evidence: &Evidence) -> Vec<Finding> {
+    let generations = evidence.history.learn.len();
+    if generations < FEWEST_GENERATIONS {
+        return vec![Finding {
+            name: "too-short",
+            evidence: format!(
+                "{generations} generation(s) recorded; trends need at least {FEWEST_GENERATIONS}."
+            ),
+            advice: "Run `zerosum doctor` again once more generations have finished.".into(),
+        }];
+    }
+    let findings: Vec<Finding> = rules::RULES
+        .iter()
+        .filter_map(|rule| rule(evidence))
+        .collect();
+    if findings.is_empty() {
+        return vec![Finding {
+            name: HEALTHY,
+            evidence: format!(
+                "nothing wrong found in {generations} generations (the rules are listed in \
+                 docs/doctor.md)."
+            ),
+            advice: String::new(),
+        }];
+    }
+    findings
+}
