@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 from pip._vendor.packaging.requirements import Requirement
@@ -76,6 +77,10 @@ def main() -> None:
         subprocess.run([ROOT / "scripts" / "wheel.sh"], check=True)
         wheel = glob.glob(str(ROOT / "dist" / "zerosum-*.whl"))[0]
     wheel = os.path.abspath(wheel)
+    with zipfile.ZipFile(wheel) as packed:
+        inside = set(packed.namelist())
+    for needed in ("zerosum/bin/zerosum", "zerosum/models/models.toml", "zerosum/models/connect4.safetensors"):
+        assert needed in inside, f"{needed} is not in {wheel}"
 
     with tempfile.TemporaryDirectory(prefix="zerosum-wheel-") as tmp:
         tmp = Path(tmp)
@@ -91,10 +96,12 @@ def main() -> None:
                if key not in ("LIBTORCH", "LD_LIBRARY_PATH", "ZEROSUM_MODELS", "VIRTUAL_ENV", "PYTHONPATH")}
         env["PATH"] = f"{venv / 'bin'}:/usr/bin:/bin"
         env["VIRTUAL_ENV"] = str(venv)
+        env.update(PIP_CONFIG_FILE=os.devnull, PYTHONNOUSERSITE="1")
 
         _, install = run([python, "-m", "pip", "install", "--no-index", "--quiet", wheel], home, env)
         listed, models = run(["zerosum", "models"], home, env)
-        assert "connect4" in listed and "tictactoe" in listed, listed
+        # The wheel's own models, not the clone's (whose path the binary also knows).
+        assert f"models in {(site / 'zerosum' / 'models').resolve()}" in listed, listed
         # Two moves in the middle column, then quit: the shipped model answers each.
         played, play = run(["zerosum", "play", "--game", "connect4", "--sims", "50"], home, env,
                            stdin="d\nd\nquit\n")
@@ -107,10 +114,10 @@ def main() -> None:
         agent = ("import zerosum; agent = zerosum.Agent('connect4', simulations=50); "
                  "state = zerosum.load_game('connect4').new_initial_state(); "
                  "action = agent.choose(state); assert 0 <= action < 7, action; "
-                 "print(agent.name, zerosum.__file__)")
+                 "import os; print(agent.name, os.environ['ZEROSUM_MODELS'])")
         printed, python_agent = run([python, "-c", agent], home, env)
         last = printed.strip().splitlines()[-1]  # after torch's warning that NumPy is absent
-        assert last.startswith("shipped:connect4 ") and str(venv) in last, printed
+        assert last == f"shipped:connect4 {site / 'zerosum' / 'models'}", printed
 
     size = os.path.getsize(wheel) / 2**20
     print(f"wheel-test: {os.path.basename(wheel)} ({size:.0f} MiB): pip install {install:.1f} s, "

@@ -338,15 +338,25 @@ fn tic_tac_toe_learned_by_roles_over_s3_through_faults() {
         "{}",
         String::from_utf8_lossy(&doctor.stderr)
     );
-    assert!(
-        stdout.starts_with("healthy: nothing wrong found in 20 generations")
-            || stdout
-                .lines()
-                .all(|l| l.split_once(": ").is_some_and(|(name, _)| {
-                    name.chars().all(|c| c.is_ascii_lowercase() || c == '-')
-                })),
-        "{stdout}"
-    );
+    // A run that learnt perfect play has none of the learning's faults; how fast its actors
+    // flood the learner (found here: 40% of positions dropped) depends on the machine.
+    let names: Vec<&str> = (stdout.lines())
+        .map(|line| line.split_once(": ").map_or(line, |(name, _)| name))
+        .collect();
+    assert!(!names.is_empty(), "the doctor printed nothing");
+    for name in names {
+        assert!(
+            name.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+            "{stdout}"
+        );
+        let faults = [
+            "lr-too-high",
+            "lr-too-low",
+            "value-collapse",
+            "no-exploration",
+        ];
+        assert!(!faults.contains(&name), "{stdout}");
+    }
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }

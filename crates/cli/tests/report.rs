@@ -325,7 +325,7 @@ fn a_learning_rate_of_a_half_is_too_high() {
     names(
         "lr-too-high",
         &["learner.learning_rate=0.5"],
-        "learner.learning_rate (now 0.5)",
+        "learner.learning_rate (0.5 in generation 1)",
     );
 }
 

@@ -46,6 +46,9 @@ pub struct Losses {
     pub target_entropy: f64,
     /// Cross-entropy of the auxiliary opponent-reply head (0 without it).
     pub reply: f64,
+    /// Mean square of the value targets: the value loss of a network that says 0
+    /// everywhere, against which the value loss reads.
+    pub value_target: f64,
 }
 
 /// A model and its optimizer.
@@ -157,6 +160,7 @@ impl TrainState {
         let entropy = -(&probs * &log_probs * &batch.mask)
             .sum_dim_intlist(-1, false, Kind::Float)
             .mean(Kind::Float);
+        let value_target = batch.value.square().mean(Kind::Float);
         let terms = [
             policy_loss,
             value_loss,
@@ -165,6 +169,7 @@ impl TrainState {
             entropy,
             target_entropy,
             reply_loss,
+            value_target,
         ]
         .map(|t| t.detach().to_kind(Kind::Double));
         PendingLosses(Tensor::stack(&terms, 0))
@@ -244,7 +249,7 @@ impl PendingLosses {
 }
 
 /// The number of terms a step reports, in [`Losses::from_terms`]'s order.
-const LOSS_TERMS: usize = 7;
+const LOSS_TERMS: usize = 8;
 
 impl Losses {
     fn from_terms(terms: &[f64]) -> Losses {
@@ -257,6 +262,7 @@ impl Losses {
             policy_entropy: term(4),
             target_entropy: term(5),
             reply: term(6),
+            value_target: term(7),
         }
     }
 }

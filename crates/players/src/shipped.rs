@@ -17,12 +17,19 @@ use crate::error::PlayError;
 use zerosum_config::ConfigError;
 use zerosum_store::StoreError;
 
-/// The folder of shipped models: `$ZEROSUM_MODELS`, else (unset or empty) the repository's
-/// `models/`.
+/// The folder of shipped models: `$ZEROSUM_MODELS`, else (unset or empty) the `models/`
+/// beside the folder of the running program where it has an index (the wheel's
+/// `zerosum/bin/zerosum` beside `zerosum/models/`), else the repository's `models/`.
 pub fn models_dir() -> PathBuf {
+    let beside_program = || {
+        let exe = std::env::current_exe().ok()?;
+        let dir = exe.parent()?.parent()?.join("models");
+        dir.join(INDEX).is_file().then_some(dir)
+    };
     let dir = std::env::var_os("ZEROSUM_MODELS")
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
+        .or_else(beside_program)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models"));
     dir.canonicalize().unwrap_or(dir)
 }

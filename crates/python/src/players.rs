@@ -211,7 +211,7 @@ impl PyAgent {
     /// `zerosum play`), else rollout MCTS; `simulations` per move, by default the game
     /// config's `play.num_simulations` with a checkpoint, the shipped model's own count,
     /// and 1,000 for rollout MCTS; `overrides` settings of the game's config as `zerosum.train`
-    /// takes them (`{"search.c_puct": 2.0}`), for the search of a checkpoint.
+    /// takes them (`{"search.c_puct": 2.0}`), for the search of a network.
     #[new]
     #[pyo3(signature = (game, checkpoint = None, simulations = None, seed = 1, overrides = None))]
     fn new(
@@ -301,7 +301,7 @@ fn seat<G: Game>(
             let name = format!("checkpoint:{location}");
             (name, model, config.play_simulations())
         }
-        // A game written in Python may share a built-in game's name but not its encoding.
+        // Models are shipped for built-in games only.
         None => match foreign.is_none().then(shipped).transpose()?.flatten() {
             Some((shipped, model)) => (shipped.player_name(), model, shipped.sims),
             None => {

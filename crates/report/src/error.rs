@@ -22,9 +22,20 @@ pub enum ReportError {
         /// What plotters said.
         reason: String,
     },
-    /// A run that could not be read.
-    #[error("{0}")]
-    Run(String),
+    /// A folder or URL without a run's config.
+    #[error("{location}: not a run (no config.toml)")]
+    NotARun {
+        /// Where the run was looked for.
+        location: String,
+    },
+    /// A run whose config.toml this build does not read.
+    #[error("{location}: config.toml: {reason}")]
+    BadConfig {
+        /// The run.
+        location: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The run's store.
     #[error(transparent)]
     Store(#[from] zerosum_store::StoreError),

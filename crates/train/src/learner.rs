@@ -783,6 +783,7 @@ pub fn mean_losses(losses: &[Losses]) -> Losses {
         mean.policy_entropy += l.policy_entropy / n;
         mean.target_entropy += l.target_entropy / n;
         mean.reply += l.reply / n;
+        mean.value_target += l.value_target / n;
     }
     mean
 }

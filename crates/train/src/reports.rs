@@ -49,11 +49,11 @@ pub struct SelfPlayReport {
     pub actors: usize,
     /// Asynchronous runs: batches passed over as played by too old a checkpoint.
     pub stale_batches: usize,
-    /// Games whose sequence of moves no other game of the generation played: how much
+    /// How many different sequences of moves the generation's games played: how much
     /// self-play explores (the same few games over and over teach little).
     pub distinct_games: usize,
-    /// Asynchronous runs: how many generations older than the newest checkpoint the
-    /// checkpoints that played the generation's batches were, on average.
+    /// Asynchronous runs: how many generations older than the checkpoint the learner had
+    /// published the checkpoints that played the generation's batches were, on average.
     pub checkpoint_age: f64,
 }
 

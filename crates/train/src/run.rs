@@ -423,7 +423,7 @@ impl<G: Game> Loop<'_, G> {
                 &serde_json::to_vec(&manifest).expect("manifests serialise"),
             )?;
             let seconds = since.elapsed().as_secs_f64();
-            let report = actors_report(&records, &manifest, generation, seconds);
+            let report = actors_report(&records, &manifest, learner.published(), seconds);
             since = Instant::now();
             let mut rng = SmallRng::seed_from_u64(derive_seed(
                 self.config.seed,
@@ -436,12 +436,12 @@ impl<G: Game> Loop<'_, G> {
     }
 }
 
-/// The report of asynchronous generation `generation`'s games: `records`, read from the
-/// batches `manifest` names over `seconds`.
+/// The report of an asynchronous generation's games: `records`, read from the batches
+/// `manifest` names over `seconds`, while `published` was the checkpoint actors were to play.
 fn actors_report(
     records: &[GameRecord],
     manifest: &Manifest,
-    generation: u64,
+    published: u64,
     seconds: f64,
 ) -> SelfPlayReport {
     let mut report = self_play_report(records, &SelfPlayCounters::default());
@@ -454,9 +454,8 @@ fn actors_report(
         .collect::<HashSet<_>>()
         .len();
     report.stale_batches = manifest.stale.len();
-    let newest = generation.saturating_sub(1);
     let ages: Vec<u64> = (manifest.batches.iter())
-        .map(|name| newest.saturating_sub(names::batch_checkpoint(name).unwrap_or(newest)))
+        .map(|name| published.saturating_sub(names::batch_checkpoint(name).unwrap_or(published)))
         .collect();
     report.checkpoint_age = ages.iter().sum::<u64>() as f64 / ages.len().max(1) as f64;
     report

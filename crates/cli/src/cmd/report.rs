@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use zerosum_report::doctor::{diagnose, Evidence};
-use zerosum_store::RunStore;
+use zerosum_store::{names, RunStore};
+use zerosum_train::RunHistory;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,8 +19,13 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<()> {
     let store = RunStore::open(&args.run)?;
-    let evidence = Evidence::read(&store)?;
-    let history = &evidence.history;
+    anyhow::ensure!(
+        store.get(names::CONFIG)?.is_some(),
+        "{}: not a run (no {})",
+        args.run,
+        names::CONFIG
+    );
+    let history = RunHistory::read(&store)?;
     for line in &history.skipped {
         eprintln!(
             "warning: {}: event line {line} is not a JSON object; left out",
@@ -32,6 +38,14 @@ pub fn run(args: Args) -> Result<()> {
          once the first generation has played",
         args.run
     );
+    // The plots need the events alone: a run the doctor cannot read still gets its page.
+    let findings = match Evidence::of(&store, history.clone()) {
+        Ok(evidence) => diagnose(&evidence),
+        Err(e) => {
+            eprintln!("warning: the doctor's findings are left out: {e}");
+            Vec::new()
+        }
+    };
     let local = !zerosum_store::store::is_url(&args.run);
     let name = std::path::Path::new(args.run.trim_end_matches('/'))
         .file_name()
@@ -43,9 +57,8 @@ pub fn run(args: Args) -> Result<()> {
             PathBuf::from(format!("report-{name}"))
         }
     });
-    let findings = diagnose(&evidence);
     let title = format!("zerosum report: {name}");
-    let files = zerosum_report::write_report(history, &findings, &title, &out)?;
+    let files = zerosum_report::write_report(&history, &findings, &title, &out)?;
     if let Some(line) = history.ladder_headline() {
         println!("{line}");
     }

@@ -18,7 +18,8 @@ from pathlib import Path as _Path
 # The extension links the libtorch of the torch package: importing torch first loads it.
 import torch  # noqa: F401
 
-# A wheel carries the shipped models inside the package (a clone's build finds models/).
+# A wheel carries the shipped models inside the package; the extension, loaded by Python, cannot
+# find them beside its program as the binary does (a clone's build finds the clone's models/).
 if (_Path(__file__).parent / "models").is_dir() and not _os.environ.get("ZEROSUM_MODELS"):
     _os.environ["ZEROSUM_MODELS"] = str(_Path(__file__).parent / "models")
 

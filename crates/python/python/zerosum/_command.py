@@ -1,10 +1,11 @@
 """The `zerosum` command of an installed wheel: runs the binary that ships inside the package.
 
 The wheel holds the release binary as `zerosum/bin/zerosum` and the shipped models as
-`zerosum/models/`. The binary links the libtorch of the torch package installed beside this one,
-which it finds through LD_LIBRARY_PATH, and the models through ZEROSUM_MODELS. An install made
-from a clone (scripts/setup.sh, `maturin develop`) has no `bin/`: there the command runs the
-clone's own release build, target/release/zerosum.
+`zerosum/models/`, which the binary finds beside its own folder. It links the libtorch of the
+torch package installed beside this one, found through LD_LIBRARY_PATH (the binary's own rpath
+points into a clone's .venv). An install made from a clone (scripts/setup.sh, `maturin
+develop`) has no `bin/`: there the command runs the clone's own release build,
+target/release/zerosum.
 """
 
 import importlib.util
@@ -18,9 +19,11 @@ PACKAGE = Path(__file__).resolve().parent
 def binary() -> Path:
     """The zerosum executable this package runs."""
     inside = PACKAGE / "bin" / "zerosum"
-    if inside.exists():
+    # A clone's crates/python/python/zerosum: the repository is three folders up.
+    clone = PACKAGE.parent.parent.parent.parent
+    if inside.exists() or not (clone / "Cargo.toml").exists():
         return inside
-    return PACKAGE.parents[3] / "target" / "release" / "zerosum"
+    return clone / "target" / "release" / "zerosum"
 
 
 def torch_lib() -> Path:
@@ -32,13 +35,10 @@ def torch_lib() -> Path:
 
 
 def environment() -> dict:
-    """The binary's environment: this one, with libtorch and the shipped models found."""
+    """The binary's environment: this one, with libtorch found."""
     env = dict(os.environ)
     paths = [str(torch_lib())] + [p for p in env.get("LD_LIBRARY_PATH", "").split(":") if p]
     env["LD_LIBRARY_PATH"] = ":".join(paths)
-    models = PACKAGE / "models"
-    if models.is_dir() and not env.get("ZEROSUM_MODELS"):
-        env["ZEROSUM_MODELS"] = str(models)
     return env
 
 
@@ -46,7 +46,7 @@ def main() -> None:
     executable = binary()
     if not executable.exists():
         raise SystemExit(
-            f"zerosum: no binary at {executable}: build it with scripts/setup.sh "
-            "or install the wheel that scripts/wheel.sh builds"
+            f"zerosum: no binary at {executable}: install the wheel that scripts/wheel.sh "
+            "builds, or in a clone build it with scripts/setup.sh"
         )
     os.execve(executable, [str(executable)] + sys.argv[1:], environment())

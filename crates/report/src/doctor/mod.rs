@@ -51,50 +51,53 @@ pub struct Evidence {
     pub history: RunHistory,
     /// The run's config, as the run resolved it.
     pub config: RunConfig,
-    /// Mean number of legal moves in the positions of the latest generation's games (none
+    /// Mean number of legal actions in the positions of the latest generation's games (none
     /// for a game the registry does not know, such as one written in Python).
-    pub legal_moves: Option<f64>,
+    pub mean_legal_actions: Option<f64>,
 }
 
 impl Evidence {
     /// Reads the run in `store`.
     pub fn read(store: &RunStore) -> Result<Evidence, ReportError> {
-        let text = store.get_text(names::CONFIG)?.ok_or_else(|| {
-            ReportError::Run(format!(
-                "{}: not a run (no {})",
-                store.location(),
-                names::CONFIG
-            ))
+        Evidence::of(store, RunHistory::read(store)?)
+    }
+
+    /// The evidence of the run in `store` whose events `history` holds: its config and its
+    /// latest games are read here.
+    pub fn of(store: &RunStore, history: RunHistory) -> Result<Evidence, ReportError> {
+        let location = store.location().to_string();
+        let text = (store.get_text(names::CONFIG)?).ok_or_else(|| ReportError::NotARun {
+            location: location.clone(),
         })?;
-        let config = RunConfig::from_toml(&text, &[]).map_err(|e| {
-            ReportError::Run(format!("{}: {}: {e}", store.location(), names::CONFIG))
+        let config = RunConfig::from_toml(&text, &[]).map_err(|e| ReportError::BadConfig {
+            location,
+            reason: e.to_string(),
         })?;
-        let history = RunHistory::read(store)?;
-        let legal_moves = match history.self_play.last() {
+        let mean_legal_actions = match history.self_play.last() {
             Some(last) => {
                 let records = zerosum_train::learner::generation_records(store, last.generation)?;
-                mean_legal_moves(&config.game, &records)
+                mean_legal_actions(&config.game, &records)
             }
             None => None,
         };
         Ok(Evidence {
             history,
             config,
-            legal_moves,
+            mean_legal_actions,
         })
     }
 }
 
-/// The mean number of legal moves over the positions of `records`, games of `game`.
-fn mean_legal_moves(game: &str, records: &[GameRecord]) -> Option<f64> {
+/// The mean number of legal actions over the positions of `records`, games of `game`.
+fn mean_legal_actions(game: &str, records: &[GameRecord]) -> Option<f64> {
     let game = parse_game(game).ok()?;
-    let (positions, moves) = with_game!(&game, initial => legal_moves_in(initial, records));
+    let (positions, moves) = with_game!(&game, initial => legal_actions_in(initial, records));
     (positions > 0).then(|| moves as f64 / positions as f64)
 }
 
-/// The positions of `records` played from `initial`, and their legal moves in all (a game
+/// The positions of `records` played from `initial`, and their legal actions in all (a game
 /// that breaks the rules is counted up to its first illegal move).
-fn legal_moves_in<G: Game>(initial: &G, records: &[GameRecord]) -> (usize, usize) {
+fn legal_actions_in<G: Game>(initial: &G, records: &[GameRecord]) -> (usize, usize) {
     let (mut positions, mut moves) = (0, 0);
     let mut legal = Vec::new();
     for record in records {
