@@ -40,14 +40,16 @@ pub(super) fn lr_too_high(evidence: &Evidence) -> Option<Finding> {
         );
     }
     // The loss above its floors: the targets' entropy moves with the window, the network
-    // cannot go below it.
+    // cannot go below it. Near convergence that is a few hundredths of a nat, whose noise
+    // is tens of percent: a climb must also be a tenth of a nat.
     let above_floor = |l: &zerosum_nn::Losses| l.total - l.target_entropy;
     let lowest = (learn.iter())
         .map(|r| above_floor(&r.report.final_losses))
         .fold(f64::INFINITY, f64::min);
     let last = learn.last()?;
     let now = above_floor(&last.report.final_losses);
-    (learn.len() > RECENT && now > 1.1 * lowest).then(|| Finding {
+    let climbed = now > 1.1 * lowest && now > lowest + 0.1;
+    (learn.len() > RECENT && climbed).then(|| Finding {
         name: "lr-too-high",
         evidence: format!(
             "the loss above its floor climbed back from {lowest:.3} to {now:.3} by generation \
