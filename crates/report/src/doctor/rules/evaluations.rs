@@ -115,8 +115,9 @@ pub(super) fn noisy_evaluation(evidence: &Evidence) -> Option<Finding> {
     finding(
         "noisy-evaluation",
         format!(
-            "{} evaluations against {opponent} scored {} to {}, all within each other's 95% \
-             intervals (the latest {} to {}): no difference between them can be told.",
+            "{} evaluations against {opponent} scored {} to {}, no two of them further \
+             apart than chance allows at the 95% level (the latest's interval {} to {}): no \
+             difference between them can be told.",
             series.len(),
             percent(lowest),
             percent(highest),
@@ -127,15 +128,27 @@ pub(super) fn noisy_evaluation(evidence: &Evidence) -> Option<Finding> {
     )
 }
 
-/// Whether three or more matches scored differently yet every interval (each wider than
-/// +-15 points) overlaps every other.
+/// Whether three or more matches, each with an interval wider than +-15 points, scored
+/// differently yet no two of them differ by more than chance allows.
 fn indistinguishable(series: &[MatchReport]) -> bool {
-    let (lows, highs): (Vec<f64>, Vec<f64>) =
-        series.iter().map(MatchReport::score_interval).unzip();
-    let overlap =
-        lows.iter().copied().fold(0.0, f64::max) <= highs.iter().copied().fold(1.0, f64::min);
     let differ = series
         .iter()
         .any(|m| (m.score() - series[0].score()).abs() > 1e-9);
-    series.len() >= 3 && overlap && differ && series.iter().all(|m| half_width(m) > 0.15)
+    let told_apart = series
+        .iter()
+        .enumerate()
+        .any(|(i, a)| series[i + 1..].iter().any(|b| significantly_apart(a, b)));
+    series.len() >= 3 && differ && !told_apart && series.iter().all(|m| half_width(m) > 0.15)
+}
+
+/// Whether two matches' scores differ at the 95% level (a two-proportion z-test, a draw
+/// half a win; each score is taken one game toward a draw, so that a match won every time
+/// keeps a spread).
+fn significantly_apart(a: &MatchReport, b: &MatchReport) -> bool {
+    let spread = |m: &MatchReport| {
+        let n = m.games() as f64;
+        let p = (m.score() * n + 1.0) / (n + 2.0);
+        p * (1.0 - p) / n.max(1.0)
+    };
+    (a.score() - b.score()).abs() > 1.96 * (spread(a) + spread(b)).sqrt()
 }

@@ -22,19 +22,22 @@ pub(super) fn lr_too_high(evidence: &Evidence) -> Option<Finding> {
             r.report.learning_rate, r.generation
         )
     };
+    // The end of a generation's steps: its start may still be a fresh head's guesses.
     let worse_than_silent = learn.iter().find_map(|r| {
-        let silent = silent_value_loss(evidence, r.generation, &r.report.losses)?;
-        (silent >= FEWEST_DECISIVE && r.report.losses.value > 1.5 * silent).then_some((r, silent))
+        let end = &r.report.final_losses;
+        let silent = silent_value_loss(evidence, r.generation, end)?;
+        (silent >= FEWEST_DECISIVE && end.value > 1.5 * silent).then_some((r, silent))
     });
     if let Some((r, silent)) = worse_than_silent {
         return finding(
             "lr-too-high",
             format!(
-                "generation {}'s value loss, {:.3}, is {:.1} times what a network saying 0 \
-                 everywhere would score ({silent:.3}): the value head's steps overshoot.",
+                "generation {}'s value loss at the end of its steps, {:.3}, is {:.1} times \
+                 what a network saying 0 everywhere would score ({silent:.3}): the value \
+                 head's steps overshoot.",
                 r.generation,
-                r.report.losses.value,
-                r.report.losses.value / silent
+                r.report.final_losses.value,
+                r.report.final_losses.value / silent
             ),
             advice(r),
         );
