@@ -20,6 +20,9 @@ use crate::error::ReportError;
 /// The name of the one finding of a run where no rule found anything wrong.
 pub const HEALTHY: &str = "healthy";
 
+/// The name of the one finding of a run too short to read trends from.
+pub const TOO_SHORT: &str = "too-short";
+
 /// The fewest generations a diagnosis reads trends from.
 pub const FEWEST_GENERATIONS: usize = 3;
 
@@ -120,7 +123,7 @@ pub fn diagnose(evidence: &Evidence) -> Vec<Finding> {
     let generations = evidence.history.learn.len();
     if generations < FEWEST_GENERATIONS {
         return vec![Finding {
-            name: "too-short",
+            name: TOO_SHORT,
             evidence: format!(
                 "{generations} generation(s) recorded; trends need at least {FEWEST_GENERATIONS}."
             ),

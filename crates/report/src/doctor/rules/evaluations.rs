@@ -3,7 +3,7 @@
 
 use zerosum_players::arena::MatchReport;
 
-use super::{finding, percent, Evidence, Finding};
+use super::{finding, latest, percent, Evidence, Finding};
 
 /// How many of the latest evaluations the trend rules read.
 pub(super) const EVALUATIONS: usize = 4;
@@ -15,8 +15,7 @@ pub(super) fn unsettled_scores(
     evidence: &Evidence,
     evaluations: usize,
 ) -> Vec<(String, Vec<MatchReport>)> {
-    let all = &evidence.history.evaluations;
-    let recent = &all[all.len().saturating_sub(evaluations)..];
+    let recent = latest(&evidence.history.evaluations, evaluations);
     let Some(last) = recent.last() else {
         return Vec::new();
     };

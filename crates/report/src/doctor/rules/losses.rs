@@ -42,10 +42,9 @@ pub(super) fn lr_too_high(evidence: &Evidence) -> Option<Finding> {
             advice(r),
         );
     }
-    // The loss above its floors: the targets' entropy moves with the window, the network
-    // cannot go below it. Near convergence that is a few hundredths of a nat, whose noise
+    // Near convergence the loss above its floor is a few hundredths of a nat, whose noise
     // is tens of percent: a climb must also be a tenth of a nat.
-    let above_floor = |l: &zerosum_nn::Losses| l.total - l.target_entropy;
+    let above_floor = |l: &zerosum_nn::Losses| l.total - l.policy + policy_gap(evidence, l);
     let lowest = (learn.iter())
         .map(|r| above_floor(&r.report.final_losses))
         .fold(f64::INFINITY, f64::min);

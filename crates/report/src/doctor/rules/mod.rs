@@ -83,7 +83,8 @@ fn silent_value_loss(evidence: &Evidence, generation: u64, losses: &Losses) -> O
 const FEWEST_DECISIVE: f64 = 0.2;
 
 /// How far the network's policy is from the search's targets: the policy loss above its
-/// floor, the entropy of the targets (a KL loss has the floor taken off already).
+/// floor, the entropy of the targets, which moves with the window and which the network
+/// cannot go below (a KL loss has the floor taken off already).
 fn policy_gap(evidence: &Evidence, losses: &Losses) -> f64 {
     match evidence.config.learner.policy_loss {
         PolicyLoss::CrossEntropy => losses.policy - losses.target_entropy,
