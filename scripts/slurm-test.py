@@ -4,8 +4,8 @@ against a local S3 server (scripts/s3-server.sh), as a user would submit them: a
 run whose learner has no actors of its own, an actor array of two tasks and the evaluator as
 a job of its own. Mid-run, actor task 0 is requeued (`scontrol requeue`) and task 1 cancelled
 and submitted again. The run must finish with every batch it names stored and none ingested
-twice, one event of each kind per generation, the requeued task's batches numbered on across
-its restart, and a network that never loses to perfect play.
+twice, one event of each kind per generation, each start of the requeued task numbering its
+batches from 0 with none missing, and a network that never loses to perfect play.
 
 Usage: scripts/slurm-test.py [--binary target/fast/zerosum]
 """
@@ -141,19 +141,30 @@ def check(cluster, actors, evaluator, learner):
         state = cluster.job_state(job)
         if state != ("COMPLETED", "0:0"):
             problems.append(f"job {job} ended {state}")
-    seen = set()
+    seen, named = set(), set()
     for generation in range(1, GENERATIONS + 1):
         manifest = json.loads(cluster.read(f"ingested/gen-{generation:04}.json"))
         for batch in manifest["batches"] + manifest["stale"]:
-            if batch in seen:
+            # games/actors/STAMP-ACTOR.SESSION.INDEX-gCKPT.jsonl; a batch uploaded again
+            # under a later stamp keeps ACTOR.SESSION.INDEX.
+            identity = batch.rsplit("/", 1)[1].split("-", 1)[1].rsplit("-g", 1)[0]
+            if identity in seen:
                 problems.append(f"{batch} ingested twice")
-            seen.add(batch)
+            seen.add(identity)
+            named.add(batch)
     stored = set(cluster.objects("games/actors/"))
-    problems += [f"{b} is named but not stored" for b in sorted(seen - stored)]
-    requeued = sorted(n for n in stored if f"/slurm-{actors}-0/" in n)
-    indices = [int(n.rsplit("/", 1)[1].split("-g")[0]) for n in requeued]
-    if indices != list(range(len(indices))) or len(indices) < 2:
-        problems.append(f"the requeued task's batches are not numbered on: {requeued}")
+    problems += [f"{b} is named but not stored" for b in sorted(named - stored)]
+    # Each start of the requeued task (a session) numbers its batches from 0, none missing.
+    task = f"slurm-{actors}-0."
+    sessions = {}
+    for name in stored:
+        identity = name.rsplit("/", 1)[1].split("-", 1)[1].rsplit("-g", 1)[0]
+        if identity.startswith(task):
+            session, index = identity[len(task):].split(".")
+            sessions.setdefault(session, []).append(int(index))
+    requeued = sum(len(indices) for indices in sessions.values())
+    if requeued < 2 or any(sorted(i) != list(range(len(i))) for i in sessions.values()):
+        problems.append(f"the requeued task's batches are not numbered on: {sessions}")
     events = cluster.objects("metrics/")
     for kind in ["self_play", "learn", "generation"]:
         recorded = sorted(n for n in events if n.endswith(f"-{kind}.json"))
@@ -165,7 +176,7 @@ def check(cluster, actors, evaluator, learner):
         env=cluster.env, capture_output=True, text=True, check=False)
     if arena.returncode != 0 or not re.search(r"\+\d+ =\d+ -0\b", arena.stdout):
         problems.append(f"the network lost to perfect play: {arena.stdout}{arena.stderr}")
-    return problems, len(seen), len(requeued)
+    return problems, len(seen), requeued
 
 
 def main():

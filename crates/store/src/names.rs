@@ -10,8 +10,10 @@
 //! checkpoints/latest                     pointer to the newest published checkpoint (the one
 //!                                        object rewritten during a run)
 //! games/gen-0005/0003.jsonl              synchronous runs: batch 3 of generation 5's games
-//! games/actors/ACTOR/000012-g0004.jsonl  asynchronous runs: batch 12 of ACTOR, played by
-//!                                        checkpoint gen-0004
+//! games/actors/1764250000123-ACTOR.5f3a9c01.000012-g0004.jsonl
+//!                                        asynchronous runs: uploaded at that Unix time in
+//!                                        ms, batch 12 of ACTOR's session 5f3a9c01, played
+//!                                        by checkpoint gen-0004
 //! ingested/gen-0005.json                 the actor batches the learner's generation 5 read
 //! gating/gen-0005.json                   gating's decision on generation 5 and the best so far
 //! metrics/gen-0005-2-learn.json          one event each; read back in name order
@@ -40,7 +42,7 @@ pub const GATING: &str = "gating";
 pub const METRICS: &str = "metrics";
 /// The version of the run format, in [`RUN`]: this build reads runs of this format only,
 /// and refuses others in one line.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// Gating's decision on checkpoint `generation`, with what a resumed learner needs of it.
 pub fn gate(generation: u64) -> String {
@@ -93,29 +95,57 @@ pub fn generation_batch(generation: u64, index: usize) -> String {
     format!("{}/{index:04}.jsonl", generation_games(generation))
 }
 
-/// Batch `index` of `actor`, played by checkpoint `checkpoint`.
-pub fn actor_batch(actor: &str, index: u64, checkpoint: u64) -> String {
-    format!("{}/{index:06}-g{checkpoint:04}.jsonl", actor_games(actor))
+/// Batch `index` of `actor`'s session `session`, played by checkpoint `checkpoint`, as
+/// it waits in the actor's outbox: the batch's identity and checkpoint, without the time
+/// of its upload. A session is one start of an actor process, so that an actor restarted
+/// under an earlier one's id (a requeued job) never names a batch as that one did.
+pub fn actor_batch_file(actor: &str, session: u32, index: u64, checkpoint: u64) -> String {
+    format!("{actor}.{session:08x}.{index:06}-g{checkpoint:04}.jsonl")
 }
 
-/// The folder of `actor`'s batches.
-pub fn actor_games(actor: &str) -> String {
-    format!("{ACTOR_GAMES}/{actor}")
+/// The name in the store of the outbox's batch `file`, uploaded at `stamp` (Unix time in
+/// ms). The stamp comes first, so that the names of a run's batches sort by upload time
+/// and a learner lists only those after the ones it has seen ([`actor_batches_since`]).
+pub fn actor_batch(stamp: u64, file: &str) -> String {
+    format!("{ACTOR_GAMES}/{stamp:013}-{file}")
 }
 
-/// The index of an actor batch, from its name (with or without its folders).
-pub fn actor_batch_index(name: &str) -> Option<u64> {
-    name.rsplit('/').next()?.split_once("-g")?.0.parse().ok()
+/// The listing offset before every actor batch uploaded at `stamp` or later.
+pub fn actor_batches_since(stamp: u64) -> String {
+    format!("{ACTOR_GAMES}/{stamp:013}")
 }
 
-/// The checkpoint generation that played an actor batch, from its name.
+/// The upload time of an actor batch (Unix ms), from its name.
+pub fn batch_stamp(name: &str) -> Option<u64> {
+    Some(stamped(name)?.0)
+}
+
+/// What stays of an actor batch's name when it is uploaded again under a new stamp:
+/// actor, session and index (`ACTOR.5f3a9c01.000012`). Read from the right, as actor ids
+/// may hold `-`, `.` and `-g`.
+pub fn batch_identity(name: &str) -> Option<&str> {
+    let (_, rest) = stamped(name)?;
+    let (identity, _) = rest.strip_suffix(".jsonl")?.rsplit_once("-g")?;
+    Some(identity)
+}
+
+/// The checkpoint generation that played an actor batch, from its name (stored or in an
+/// outbox).
 pub fn batch_checkpoint(name: &str) -> Option<u64> {
     let file = name.rsplit('/').next()?;
     file.strip_suffix(".jsonl")?
-        .split_once("-g")?
+        .rsplit_once("-g")?
         .1
         .parse()
         .ok()
+}
+
+/// A stored actor batch's stamp and the outbox file name after it.
+fn stamped(name: &str) -> Option<(u64, &str)> {
+    let file = name.strip_prefix(ACTOR_GAMES)?.strip_prefix('/')?;
+    let (stamp, rest) = file.split_once('-')?;
+    let digits = stamp.len() == 13 && stamp.bytes().all(|b| b.is_ascii_digit());
+    Some((stamp.parse().ok().filter(|_| digits)?, rest))
 }
 
 /// The list of actor batches generation `generation` of an asynchronous learner read.
@@ -141,10 +171,26 @@ mod tests {
         assert_eq!(json_generation("gen-0012.json"), Some(12));
         assert_eq!(json_generation("gen-0012.safetensors"), None);
         assert_eq!(json_generation("latest"), None);
-        let batch = actor_batch("host-7-ab12", 3, 41);
-        assert_eq!(batch, "games/actors/host-7-ab12/000003-g0041.jsonl");
+        let file = actor_batch_file("my-gpu.host-7", 0x5f3a9c01, 3, 41);
+        assert_eq!(file, "my-gpu.host-7.5f3a9c01.000003-g0041.jsonl");
+        let batch = actor_batch(1_764_250_000_123, &file);
+        assert_eq!(
+            batch,
+            "games/actors/1764250000123-my-gpu.host-7.5f3a9c01.000003-g0041.jsonl"
+        );
         assert_eq!(batch_checkpoint(&batch), Some(41));
+        assert_eq!(batch_checkpoint(&file), Some(41));
+        assert_eq!(batch_stamp(&batch), Some(1_764_250_000_123));
+        assert_eq!(
+            batch_identity(&batch),
+            Some("my-gpu.host-7.5f3a9c01.000003")
+        );
+        assert!(actor_batches_since(1_764_250_000_123) < batch);
+        assert!(batch < actor_batches_since(1_764_250_000_124));
         assert_eq!(batch_checkpoint("games/gen-0001/0003.jsonl"), None);
+        assert_eq!(batch_stamp("games/gen-0001/0003.jsonl"), None);
+        let earlier_layout = "games/actors/host-7-ab12/000003-g0041.jsonl";
+        assert_eq!(batch_identity(earlier_layout), None);
         assert!(event(2, 1, "self_play") < event(2, 2, "learn"));
         assert!(event(2, 5, "generation") < event(10, 1, "self_play"));
     }

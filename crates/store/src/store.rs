@@ -69,6 +69,10 @@ impl std::ops::Sub for Requests {
     }
 }
 
+/// Names in one page of an object store's listing (S3's and Google Cloud's default and
+/// most; Azure's is 5,000, so its count is an upper bound).
+const LIST_PAGE: usize = 1000;
+
 #[derive(Default)]
 struct Counters([std::sync::atomic::AtomicU64; 4]);
 
@@ -295,21 +299,46 @@ impl RunStore {
 
     /// The names of the objects under folder `dir` (all depths), relative to it and sorted.
     pub fn list(&self, dir: &str) -> Result<Vec<String>, StoreError> {
+        self.listing(dir, None)
+    }
+
+    /// The names under folder `dir` that sort after `offset` (a name inside the run, not
+    /// relative to `dir`), relative to `dir` and sorted: on S3 the listing starts there
+    /// (`start-after`), so it costs requests for those names only.
+    pub fn list_after(&self, dir: &str, offset: &str) -> Result<Vec<String>, StoreError> {
+        self.listing(dir, Some(offset))
+    }
+
+    fn listing(&self, dir: &str, offset: Option<&str>) -> Result<Vec<String>, StoreError> {
         let prefix = (!dir.is_empty()).then(|| ObjectPath::from(dir));
+        let offset = offset.map(ObjectPath::from);
         let strip = if dir.is_empty() {
             0
         } else {
             dir.trim_end_matches('/').len() + 1
         };
-        self.retrying("list", dir, || async {
-            let metas: Vec<_> = self.objects.list(prefix.as_ref()).try_collect().await?;
+        let names = self.retrying("list", dir, || async {
+            let metas: Vec<_> = match &offset {
+                None => self.objects.list(prefix.as_ref()).try_collect().await?,
+                Some(offset) => {
+                    let listed = self.objects.list_with_offset(prefix.as_ref(), offset);
+                    listed.try_collect().await?
+                }
+            };
             let mut names: Vec<String> = metas
                 .into_iter()
                 .map(|meta| meta.location.as_ref()[strip..].to_string())
                 .collect();
             names.sort();
             Ok(names)
-        })
+        })?;
+        // Object storage answers a listing in pages of up to 1,000 names, each a request
+        // billed as one; the first was counted with the attempt.
+        if is_url(&self.location) {
+            let pages = names.len().div_ceil(LIST_PAGE).max(1) as u64;
+            self.counters.0[2].fetch_add(pages - 1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(names)
     }
 
     /// Removes `name`; removing what is not there is not an error.

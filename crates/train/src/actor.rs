@@ -339,9 +339,9 @@ pub fn outbox_for(base: &std::path::Path, location: &str) -> PathBuf {
 /// What an actor did, for its final line.
 #[derive(Clone, Debug, Default)]
 pub struct ActorSummary {
-    /// The index of its first batch: after every batch an earlier actor of the same id left
-    /// in the store or the outbox, so that no two batches share a name.
-    pub first_batch: Option<u64>,
+    /// This start of the actor ([`names::actor_batch_file`]): its batches are numbered
+    /// from 0 within it, apart from those of earlier starts under the same id.
+    pub session: u32,
     /// Batches written to the outbox.
     pub batches: u64,
     /// Games in them.
@@ -358,6 +358,7 @@ pub struct Actor<'a, G: Game> {
     store: RunStore,
     config: &'a RunConfig,
     options: ActorOptions,
+    session: u32,
     outbox: Outbox,
 }
 
@@ -377,6 +378,7 @@ impl<'a, G: Game> Actor<'a, G> {
             store: store.with_patience(Duration::ZERO).with_own_counters(),
             config,
             options,
+            session: (zerosum_store::store::unseeded_fraction() * f64::from(u32::MAX)) as u32,
             outbox,
         })
     }
@@ -391,7 +393,10 @@ impl<'a, G: Game> Actor<'a, G> {
         handler: &mut dyn Handler,
     ) -> Result<ActorSummary, TrainError> {
         let mut report = reporter(handler);
-        let mut summary = ActorSummary::default();
+        let mut summary = ActorSummary {
+            session: self.session,
+            ..ActorSummary::default()
+        };
         let mut rounds = 0;
         let mut current: Option<(Pointer, NetEvaluator<G>)> = None;
         let mut upload = Backoff::default();
@@ -417,18 +422,9 @@ impl<'a, G: Game> Actor<'a, G> {
                 sleep_unless_stopped(Duration::from_millis(500), stop);
                 continue;
             };
-            if summary.first_batch.is_none() {
-                match self.first_free_batch() {
-                    Ok(first) => summary.first_batch = Some(first),
-                    Err(error) => {
-                        self.wait_for_store(&error, &mut upload, &mut report, stop);
-                        continue;
-                    }
-                }
-            }
-            // An actor numbering on after an earlier one of its id seeds its rounds apart
-            // from that one's, which would otherwise replay the same games.
-            let round = rounds | summary.first_batch.unwrap_or(0) << 32;
+            // A session seeds its rounds apart from an earlier start under the same id,
+            // which would otherwise replay the same games.
+            let round = rounds | u64::from(self.session) << 32;
             self.play_round(
                 evaluator,
                 pointer,
@@ -475,8 +471,12 @@ impl<'a, G: Game> Actor<'a, G> {
         let mut failure = None;
         let mut since = Instant::now();
         let mut write = |pending: &mut Vec<GameRecord>, summary: &mut ActorSummary| {
-            let index = summary.first_batch.unwrap_or(0) + summary.batches;
-            let name = names::actor_batch(&self.options.id, index, generation);
+            let name = names::actor_batch_file(
+                &self.options.id,
+                self.session,
+                summary.batches,
+                generation,
+            );
             self.outbox.keep(&name, batch_text(pending).as_bytes())?;
             summary.batches += 1;
             summary.games += pending.len() as u64;
@@ -532,25 +532,6 @@ impl<'a, G: Game> Actor<'a, G> {
             retry_in,
         });
         sleep_unless_stopped(retry_in, stop);
-    }
-
-    /// The first batch index no batch of this actor's id holds, in the store or waiting in
-    /// the outbox: an actor restarted under the id of an earlier one (a requeued job, a pod
-    /// given a fixed id) numbers on from where that one stopped.
-    fn first_free_batch(&self) -> Result<u64, TrainError> {
-        let folder = names::actor_games(&self.options.id);
-        let stored = self.store.list(&folder)?;
-        let waiting = self.outbox.pending()?;
-        let inside = format!("{folder}/");
-        let waiting = waiting.iter().filter_map(|name| name.strip_prefix(&inside));
-        Ok(stored
-            .iter()
-            .map(String::as_str)
-            .chain(waiting)
-            .filter_map(names::actor_batch_index)
-            .map(|index| index + 1)
-            .max()
-            .unwrap_or(0))
     }
 
     /// Takes the newest published checkpoint if it is newer than `current`.
@@ -638,6 +619,13 @@ fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
     }
 }
 
+/// This machine's clock, in ms since the Unix epoch.
+fn unix_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as u64)
+}
+
 /// FNV-1a of a name: a stable number for an actor's seed stream.
 fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
@@ -672,9 +660,9 @@ impl Backoff {
     }
 }
 
-/// Batches on local disk waiting for the store. Each is a file named after its object
-/// (`/` written as `%`), written to a temporary name, synced and renamed, so that only
-/// whole batches are ever uploaded, and removed only once the store has it.
+/// Batches on local disk waiting for the store. Each is a file named by
+/// [`names::actor_batch_file`], written to a temporary name, synced and renamed, so that
+/// only whole batches are ever uploaded, and removed only once the store has it.
 pub struct Outbox {
     dir: PathBuf,
 }
@@ -689,10 +677,10 @@ impl Outbox {
         Ok(Outbox { dir })
     }
 
-    /// Keeps batch `name` until [`Outbox::upload`] has stored it: written whole and synced,
+    /// Keeps batch `file` until [`Outbox::upload`] has stored it: written whole and synced,
     /// so that a power loss keeps every batch the actor finished.
-    pub fn keep(&self, name: &str, bytes: &[u8]) -> Result<(), TrainError> {
-        let path = self.dir.join(name.replace('/', "%"));
+    pub fn keep(&self, file: &str, bytes: &[u8]) -> Result<(), TrainError> {
+        let path = self.dir.join(file);
         Ok(zerosum_store::durable::write_file(&path, bytes)
             .map_err(|source| StoreError::Io { path, source })?)
     }
@@ -715,7 +703,7 @@ impl Outbox {
         }
     }
 
-    /// The object names waiting, oldest first.
+    /// The batches waiting, each session's oldest first.
     pub fn pending(&self) -> Result<Vec<String>, TrainError> {
         let entries = std::fs::read_dir(&self.dir).map_err(|source| StoreError::Io {
             path: self.dir.clone(),
@@ -725,25 +713,28 @@ impl Outbox {
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .filter(|name| name.ends_with(".jsonl"))
-            .map(|name| name.replace('%', "/"))
             .collect();
         names.sort();
         Ok(names)
     }
 
-    /// Uploads every waiting batch (an object already in the store counts as uploaded),
-    /// removing each once stored; returns how many went, or the first failure.
+    /// Uploads every waiting batch, each named by the time its write begins
+    /// ([`names::actor_batch`]), removing each once stored; returns how many went, or the
+    /// first failure. A batch whose write landed unanswered, or whose actor was killed
+    /// before removing it, goes up again under a later stamp: the learner reads one batch
+    /// of an identity.
     pub fn upload(&self, store: &RunStore) -> Result<usize, TrainError> {
         self.sweep();
         let mut uploaded = 0;
-        for name in self.pending()? {
-            let path = self.dir.join(name.replace('/', "%"));
+        for file in self.pending()? {
+            let path = self.dir.join(&file);
             let bytes = match std::fs::read(&path) {
                 Ok(bytes) => bytes,
                 // Another actor thread of this process took it meanwhile.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(source) => return Err(StoreError::Io { path, source }.into()),
             };
+            let name = names::actor_batch(unix_millis(), &file);
             if store.put_once(&name, &bytes)? == Put::Written {
                 uploaded += 1;
             }
@@ -763,10 +754,10 @@ mod tests {
     use crate::run::tests::{scratch, tiny};
     use crate::sink::Silent;
 
-    /// Two actors in turn under one id (a requeued job) store every batch, none of them a
-    /// batch the second would find already stored and drop, and play different games.
+    /// Two actors in turn under one id (a requeued job) store every batch, under
+    /// identities of their own, and play different games.
     #[test]
-    fn an_actor_taking_up_an_earlier_actors_id_numbers_on_after_its_batches() {
+    fn an_actor_taking_up_an_earlier_actors_id_names_and_plays_batches_of_its_own() {
         let (dir, store) = scratch("actor-id");
         let game = zerosum_games::tic_tac_toe::TicTacToe::new();
         crate::run::train(&game, &tiny("generations = 1"), &store, &mut Silent).unwrap();
@@ -774,30 +765,59 @@ mod tests {
         let mut config = (*tiny("generations = 3")).clone();
         config.mode = zerosum_config::Mode::Async;
         let options = ActorOptions {
-            id: "requeued".to_string(),
+            id: "re-queued.gpu".to_string(),
             outbox: dir.join("outbox"),
             max_batches: 1,
         };
         let never = AtomicBool::new(false);
         let mut summaries = Vec::new();
+        let before = unix_millis();
         for _ in 0..2 {
             let mut actor = Actor::new(&game, store.clone(), &config, options.clone()).unwrap();
             summaries.push(actor.run(&never, &mut Silent).unwrap());
         }
-        // A round's batches all go out, so the first actor wrote one or more.
-        let written = summaries[0].batches;
-        assert!(written >= 1);
-        assert_eq!(summaries[0].first_batch, Some(0));
-        assert_eq!(summaries[1].first_batch, Some(written));
-        let stored = store.list(&names::actor_games("requeued")).unwrap();
-        let expected: Vec<String> = (0..written + summaries[1].batches)
-            .map(|index| format!("{index:06}-g0001.jsonl"))
+        assert_ne!(summaries[0].session, summaries[1].session);
+        let stored: Vec<String> = store
+            .list(names::ACTOR_GAMES)
+            .unwrap()
+            .into_iter()
+            .map(|name| format!("{}/{name}", names::ACTOR_GAMES))
             .collect();
-        assert_eq!(stored, expected);
+        // A round's batches all go out, so each wrote one or more, all stored.
+        let written: u64 = summaries.iter().map(|summary| summary.batches).sum();
+        assert!(summaries.iter().all(|summary| summary.batches >= 1));
+        assert_eq!(stored.len() as u64, written);
+        let mut expected = Vec::new();
+        for summary in &summaries {
+            expected.extend(
+                (0..summary.batches)
+                    .map(|index| format!("re-queued.gpu.{:08x}.{index:06}", summary.session)),
+            );
+        }
+        let mut identities: Vec<&str> = stored
+            .iter()
+            .map(|name| names::batch_identity(name).unwrap())
+            .collect();
+        identities.sort();
+        expected.sort();
+        assert_eq!(identities, expected);
+        assert!(stored
+            .iter()
+            .all(|name| names::batch_checkpoint(name) == Some(1)));
+        // Each named by the time of its upload, on this machine's clock.
+        let uploaded = |name: &String| names::batch_stamp(name).unwrap();
+        assert!(stored
+            .iter()
+            .all(|name| (before..=unix_millis()).contains(&uploaded(name))));
         // The second plays games of its own, not the first's again.
-        let folder = names::actor_games("requeued");
-        let games = |index: usize| store.get(&format!("{folder}/{}", stored[index]));
-        let replayed = games(0).unwrap() == games(written as usize).unwrap();
+        let first_of = |session: u32| {
+            let identity = format!("re-queued.gpu.{session:08x}.000000");
+            let name = stored
+                .iter()
+                .find(|n| names::batch_identity(n) == Some(&identity));
+            store.get(name.unwrap()).unwrap()
+        };
+        let replayed = first_of(summaries[0].session) == first_of(summaries[1].session);
         assert!(!replayed, "the second actor replayed the first one's games");
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -1,8 +1,13 @@
 //! The asynchronous learner's view of the actors' batches: which it has read, which it
 //! passed over, and the wait for a generation's worth of new games.
+//!
+//! Batch names begin with their upload time ([`names::actor_batch`]), so each look at the
+//! store lists only the batches uploaded since the newest one the learner has taken, less
+//! a slack for writes still under way: a wait costs requests in proportion to the batches
+//! that arrive, not to the length of the run.
 
-use std::collections::BTreeSet;
-use std::time::Duration;
+use std::collections::HashSet;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::actor::read_batch;
 use crate::error::TrainError;
@@ -14,11 +19,27 @@ use zerosum_store::record::GameRecord;
 use zerosum_store::store::RunStore;
 use zerosum_store::StoreError;
 
+/// How far before the newest batch taken each look at the store begins (ms). A batch's
+/// stamp is taken on its actor's clock as its one write begins, so a write that takes
+/// longer, or an actor whose clock lags the others', lands behind batches already taken.
+pub const LISTING_SLACK: u64 = 3_000;
+/// How far back a look goes once every [`LATE_EVERY`] (ms): a write that took up to a
+/// minute and a half (object storage's request timeout and retries) or an actor's clock a
+/// few minutes behind.
+pub const LATE_SLACK: u64 = 300_000;
+/// How often a look goes back [`LATE_SLACK`].
+pub const LATE_EVERY: Duration = Duration::from_secs(60);
+
 /// The actor batches an asynchronous learner has not read yet.
 pub struct Inbox<'a> {
     store: &'a RunStore,
-    /// Batches read (or passed over) by earlier generations.
-    taken: BTreeSet<String>,
+    /// Identities ([`names::batch_identity`]) of the batches read or passed over by
+    /// earlier generations: a batch uploaded again under a new stamp is the same batch.
+    taken: HashSet<String>,
+    /// The newest upload stamp among them.
+    newest: u64,
+    /// When a look last went back [`LATE_SLACK`].
+    looked_late: Option<Instant>,
 }
 
 /// What became of one unread batch.
@@ -32,23 +53,31 @@ enum Verdict {
 impl<'a> Inbox<'a> {
     /// The inbox of the run in `store`, knowing every batch its manifests name.
     pub fn open(store: &'a RunStore) -> Result<Inbox<'a>, TrainError> {
-        let mut taken = BTreeSet::new();
+        let mut inbox = Inbox {
+            store,
+            taken: HashSet::new(),
+            newest: 0,
+            looked_late: None,
+        };
         for name in store.list(names::INGESTED)? {
             let Some(generation) = names::json_generation(&name) else {
                 continue;
             };
             if let Some(manifest) = crate::learner::manifest(store, generation)? {
-                taken.extend(manifest.batches);
-                taken.extend(manifest.stale);
+                inbox.mark(&manifest);
             }
         }
-        Ok(Inbox { store, taken })
+        Ok(inbox)
     }
 
     /// Counts `manifest`'s batches as taken.
     pub fn mark(&mut self, manifest: &Manifest) {
-        self.taken.extend(manifest.batches.iter().cloned());
-        self.taken.extend(manifest.stale.iter().cloned());
+        for name in manifest.batches.iter().chain(&manifest.stale) {
+            if let Some(identity) = names::batch_identity(name) {
+                self.taken.insert(identity.to_string());
+            }
+            self.newest = self.newest.max(names::batch_stamp(name).unwrap_or(0));
+        }
     }
 
     /// Waits until unread batches hold `games_per_generation` games, then takes every
@@ -69,14 +98,21 @@ impl<'a> Inbox<'a> {
         let oldest_fresh = newest_published.saturating_sub(config.replay.max_staleness);
         let mut manifest = Manifest::default();
         let mut records = Vec::new();
+        let mut judged = HashSet::new();
+        let mut newest = self.newest;
         progress.phase_started(generation, Phase::Collect, wanted as u64);
         while records.len() < wanted {
-            for name in self.store.list(names::ACTOR_GAMES)? {
+            let since = listing_floor(newest, self.slack());
+            for name in self.store.list_after(names::ACTOR_GAMES, &since)? {
                 let name = format!("{}/{name}", names::ACTOR_GAMES);
-                let seen = |list: &[String]| list.contains(&name);
-                if self.taken.contains(&name) || seen(&manifest.batches) || seen(&manifest.stale) {
+                let Some(identity) = names::batch_identity(&name) else {
+                    continue;
+                };
+                if self.taken.contains(identity) || judged.contains(identity) {
                     continue;
                 }
+                judged.insert(identity.to_string());
+                newest = newest.max(names::batch_stamp(&name).unwrap_or(0));
                 match self.judge(&name, oldest_fresh, check)? {
                     Verdict::Read(batch) => {
                         progress.phase_advanced(batch.len() as u64);
@@ -98,6 +134,16 @@ impl<'a> Inbox<'a> {
             }
         }
         Ok((manifest, records))
+    }
+
+    /// The slack of the next look at the store: [`LATE_SLACK`] once every [`LATE_EVERY`],
+    /// the first look included, [`LISTING_SLACK`] between.
+    fn slack(&mut self) -> u64 {
+        if self.looked_late.is_some_and(|at| at.elapsed() < LATE_EVERY) {
+            return LISTING_SLACK;
+        }
+        self.looked_late = Some(Instant::now());
+        LATE_SLACK
     }
 
     /// Reads batch `name` unless it was played by a checkpoint older than `oldest_fresh`;
@@ -132,5 +178,114 @@ impl<'a> Inbox<'a> {
             return Ok(Verdict::SetAside);
         }
         Ok(Verdict::Read(batch))
+    }
+}
+
+/// Where a look at the store begins: `slack` ms before the newest stamp taken, or before
+/// this machine's clock if that is earlier (an actor whose clock runs ahead must not make
+/// the learner pass over the others' batches).
+fn listing_floor(newest: u64, slack: u64) -> String {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as u64);
+    names::actor_batches_since(newest.min(now).saturating_sub(slack))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actor::{Actor, ActorOptions};
+    use crate::run::tests::{scratch, tiny};
+    use crate::sink::Silent;
+    use std::sync::atomic::AtomicBool;
+
+    /// A batch uploaded a second time under a later stamp (its actor killed between the
+    /// write and clearing its outbox) is read once; a look at the store lists only what
+    /// came after the newest batch taken, less the slack.
+    #[test]
+    fn a_batch_uploaded_twice_is_read_once_and_listings_start_from_the_newest() {
+        let (dir, store) = scratch("inbox-twice");
+        let game = zerosum_games::tic_tac_toe::TicTacToe::new();
+        crate::run::train(&game, &tiny("generations = 1"), &store, &mut Silent).unwrap();
+        let mut config = (*tiny("generations = 3")).clone();
+        config.mode = zerosum_config::Mode::Async;
+        let options = ActorOptions {
+            id: "twice".to_string(),
+            outbox: dir.join("outbox"),
+            max_batches: 1,
+        };
+        let mut actor = Actor::new(&game, store.clone(), &config, options).unwrap();
+        actor.run(&AtomicBool::new(false), &mut Silent).unwrap();
+        let listed = |after: &str| -> Vec<String> {
+            let names = store.list_after(names::ACTOR_GAMES, after).unwrap();
+            names
+                .iter()
+                .map(|n| format!("{}/{n}", names::ACTOR_GAMES))
+                .collect()
+        };
+        let uploaded = listed(&names::actor_batches_since(0));
+        assert!(!uploaded.is_empty());
+        // The same games stamped `shift` ms away, under actor `actor`.
+        let moved = |name: &str, shift: i64, actor: &str| {
+            let stamp = names::batch_stamp(name).unwrap();
+            let file = name.split_once('-').unwrap().1.replacen("twice", actor, 1);
+            names::actor_batch(stamp.checked_add_signed(shift).unwrap(), &file)
+        };
+        let copy = |from: &str, to: &str| {
+            let bytes = store.get(from).unwrap().unwrap();
+            store.put_once(to, &bytes).unwrap();
+        };
+        let mut games = 0;
+        let (mut earlier, mut again) = (Vec::new(), Vec::new());
+        for name in &uploaded {
+            games += crate::actor::read_batch(&store, name)
+                .unwrap()
+                .unwrap()
+                .len();
+            // Another actor's batch from before the slack; this one's uploaded again.
+            earlier.push(moved(name, -400_000, "early"));
+            again.push(moved(name, 300_000, "twice"));
+            copy(name, earlier.last().unwrap());
+            copy(name, again.last().unwrap());
+        }
+        config.self_play.games_per_generation = 2 * games;
+        let mut inbox = Inbox::open(&store).unwrap();
+        let stopped = || true;
+        let check = |record: &GameRecord| record.check(&game);
+        let (manifest, records) = inbox
+            .collect(&config, 2, 1, &stopped, &check, &mut Silent)
+            .unwrap();
+        assert_eq!(records.len(), 2 * games);
+        assert_eq!(
+            manifest.batches,
+            [earlier.clone(), uploaded.clone()].concat()
+        );
+        inbox.mark(&manifest);
+        // Nothing new: the later copies are batches read already.
+        config.self_play.games_per_generation = 1;
+        let nothing_new = inbox.collect(&config, 3, 1, &stopped, &check, &mut Silent);
+        assert!(nothing_new.is_err());
+        // A batch that lands after newer ones were taken (its write slow, its actor's
+        // clock behind) is listed by the look that goes back further, not by the others;
+        // none lists a batch from before its slack.
+        let late: Vec<String> = uploaded.iter().map(|n| moved(n, -60_000, "late")).collect();
+        for (from, to) in uploaded.iter().zip(&late) {
+            copy(from, to);
+        }
+        let since = listing_floor(inbox.newest, LISTING_SLACK);
+        assert_eq!(listed(&since), [uploaded.clone(), again.clone()].concat());
+        let since = listing_floor(inbox.newest, LATE_SLACK);
+        assert_eq!(listed(&since), [late.clone(), uploaded, again].concat());
+        // The learner restarts, knowing the batches its generation 2 took.
+        store
+            .put_once(&names::ingested(2), &serde_json::to_vec(&manifest).unwrap())
+            .unwrap();
+        config.self_play.games_per_generation = games;
+        let (manifest, _) = Inbox::open(&store)
+            .unwrap()
+            .collect(&config, 3, 1, &stopped, &check, &mut Silent)
+            .unwrap();
+        assert_eq!(manifest.batches, late);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -12,7 +12,7 @@ use zerosum_store::GameRecord;
 #[derive(clap::Args)]
 pub struct Args {
     /// A JSON Lines game record file: a batch of a run's games (games/gen-NNNN/NNNN.jsonl,
-    /// games/actors/ACTOR/NNNNNN-gNNNN.jsonl) or `arena --save` output
+    /// games/actors/STAMP-ACTOR.SESSION.NNNNNN-gNNNN.jsonl) or `arena --save` output
     pub file: PathBuf,
     /// The file to write; default FILE with the format's extension (.sgf, .pgn)
     #[arg(long)]
