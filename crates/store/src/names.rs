@@ -129,6 +129,11 @@ pub fn batch_identity(name: &str) -> Option<&str> {
     Some(identity)
 }
 
+/// The actor that played a stored actor batch, from its name.
+pub fn batch_actor(name: &str) -> Option<&str> {
+    batch_identity(name)?.rsplitn(3, '.').nth(2)
+}
+
 /// The checkpoint generation that played an actor batch, from its name (stored or in an
 /// outbox).
 pub fn batch_checkpoint(name: &str) -> Option<u64> {
@@ -181,6 +186,7 @@ mod tests {
         assert_eq!(batch_checkpoint(&batch), Some(41));
         assert_eq!(batch_checkpoint(&file), Some(41));
         assert_eq!(batch_stamp(&batch), Some(1_764_250_000_123));
+        assert_eq!(batch_actor(&batch), Some("my-gpu.host-7"));
         assert_eq!(
             batch_identity(&batch),
             Some("my-gpu.host-7.5f3a9c01.000003")

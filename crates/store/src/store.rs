@@ -57,6 +57,18 @@ pub struct Requests {
     pub delete: u64,
 }
 
+/// `12 storage requests (4 GET, 8 PUT, 0 LIST)`, deletes counted in the total.
+impl std::fmt::Display for Requests {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let total = self.get + self.put + self.list + self.delete;
+        write!(
+            f,
+            "{total} storage requests ({} GET, {} PUT, {} LIST)",
+            self.get, self.put, self.list
+        )
+    }
+}
+
 impl std::ops::Sub for Requests {
     type Output = Requests;
     fn sub(self, earlier: Requests) -> Requests {

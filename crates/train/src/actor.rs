@@ -712,7 +712,9 @@ impl Outbox {
         let mut names: Vec<String> = entries
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|name| name.ends_with(".jsonl"))
+            // A `%` named an object path in outboxes of run format 3, whose runs this build
+            // refuses to join.
+            .filter(|name| name.ends_with(".jsonl") && !name.contains('%'))
             .collect();
         names.sort();
         Ok(names)

@@ -81,10 +81,12 @@ impl<'a> Inbox<'a> {
     }
 
     /// Waits until unread batches hold `games_per_generation` games, then takes every
-    /// unread batch (fast actors leave nothing unread; `replay.reuse` bounds how often each
-    /// position is trained on), passing over those played by checkpoints more than
-    /// `replay.max_staleness` generations old and those whose games fail `check`. The wait
-    /// fails once `actor_stopped` says an actor that was to feed it has stopped.
+    /// unread batch, newest first: those played by checkpoints more than
+    /// `replay.max_staleness` generations old and those whose games fail `check` are passed
+    /// over, and so, unread, are those older than what fills both the generation and the
+    /// largest replay window of the run (more actors than the learner can train on cost it
+    /// a listing of their batches, not their reading). The wait fails once
+    /// `actor_stopped` says an actor that was to feed it has stopped.
     pub fn collect(
         &mut self,
         config: &RunConfig,
@@ -95,32 +97,50 @@ impl<'a> Inbox<'a> {
         progress: &mut dyn Handler,
     ) -> Result<(Manifest, Vec<GameRecord>), TrainError> {
         let wanted = config.self_play.games_per_generation;
+        let window =
+            config.replay.window_positions as f64 * config.schedule.window_positions.largest();
         let oldest_fresh = newest_published.saturating_sub(config.replay.max_staleness);
         let mut manifest = Manifest::default();
         let mut records = Vec::new();
+        let mut positions = 0;
         let mut judged = HashSet::new();
         let mut newest = self.newest;
         progress.phase_started(generation, Phase::Collect, wanted as u64);
         while records.len() < wanted {
             let since = listing_floor(newest, self.slack());
+            let mut unread = Vec::new();
             for name in self.store.list_after(names::ACTOR_GAMES, &since)? {
                 let name = format!("{}/{name}", names::ACTOR_GAMES);
                 let Some(identity) = names::batch_identity(&name) else {
                     continue;
                 };
-                if self.taken.contains(identity) || judged.contains(identity) {
+                if self.taken.contains(identity) || !judged.insert(identity.to_string()) {
                     continue;
                 }
-                judged.insert(identity.to_string());
                 newest = newest.max(names::batch_stamp(&name).unwrap_or(0));
+                unread.push(name);
+            }
+            let mut read = Vec::new();
+            let mut games = records.len();
+            for name in unread.into_iter().rev() {
+                if games >= wanted && positions as f64 >= window {
+                    manifest.stale.push(name);
+                    continue;
+                }
                 match self.judge(&name, oldest_fresh, check)? {
                     Verdict::Read(batch) => {
-                        progress.phase_advanced(batch.len() as u64);
-                        records.extend(batch);
-                        manifest.batches.push(name);
+                        games += batch.len();
+                        positions += batch.iter().map(GameRecord::samples).sum::<usize>();
+                        read.push((name, batch));
                     }
                     Verdict::SetAside => manifest.stale.push(name),
                 }
+            }
+            // In the order they were played: a window too small for them keeps the newest.
+            for (name, batch) in read.into_iter().rev() {
+                progress.phase_advanced(batch.len() as u64);
+                records.extend(batch);
+                manifest.batches.push(name);
             }
             if records.len() < wanted {
                 if actor_stopped() {
@@ -199,12 +219,10 @@ mod tests {
     use crate::sink::Silent;
     use std::sync::atomic::AtomicBool;
 
-    /// A batch uploaded a second time under a later stamp (its actor killed between the
-    /// write and clearing its outbox) is read once; a look at the store lists only what
-    /// came after the newest batch taken, less the slack.
-    #[test]
-    fn a_batch_uploaded_twice_is_read_once_and_listings_start_from_the_newest() {
-        let (dir, store) = scratch("inbox-twice");
+    /// A run of tic-tac-toe with one generation trained and one actor's batches uploaded
+    /// (at least two: a round of 8 games in batches of 3).
+    fn run_with_batches(name: &str) -> (std::path::PathBuf, RunStore, RunConfig, Vec<String>) {
+        let (dir, store) = scratch(name);
         let game = zerosum_games::tic_tac_toe::TicTacToe::new();
         crate::run::train(&game, &tiny("generations = 1"), &store, &mut Silent).unwrap();
         let mut config = (*tiny("generations = 3")).clone();
@@ -216,6 +234,48 @@ mod tests {
         };
         let mut actor = Actor::new(&game, store.clone(), &config, options).unwrap();
         actor.run(&AtomicBool::new(false), &mut Silent).unwrap();
+        let names = store.list(names::ACTOR_GAMES).unwrap();
+        let uploaded = names
+            .iter()
+            .map(|n| format!("{}/{n}", names::ACTOR_GAMES))
+            .collect();
+        (dir, store, config, uploaded)
+    }
+
+    fn check(record: &GameRecord) -> Result<(), String> {
+        record.check(&zerosum_games::tic_tac_toe::TicTacToe::new())
+    }
+
+    /// Batches beyond what the generation and the window need are passed over unread,
+    /// the oldest first.
+    #[test]
+    fn batches_past_the_window_are_passed_over_unread() {
+        let (dir, store, mut config, uploaded) = run_with_batches("inbox-surplus");
+        assert!(uploaded.len() >= 2);
+        config.self_play.games_per_generation = 1;
+        config.replay.window_positions = 1;
+        let mut inbox = Inbox::open(&store).unwrap();
+        let (manifest, records) = inbox
+            .collect(&config, 2, 1, &|| true, &check, &mut Silent)
+            .unwrap();
+        let (older, newest) = uploaded.split_at(uploaded.len() - 1);
+        assert_eq!(manifest.batches, newest);
+        let mut passed_over = manifest.stale.clone();
+        passed_over.sort();
+        assert_eq!(passed_over, older);
+        let newest_games = crate::actor::read_batch(&store, &newest[0])
+            .unwrap()
+            .unwrap();
+        assert_eq!(records, newest_games);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// A batch uploaded a second time under a later stamp (its actor killed between the
+    /// write and clearing its outbox) is read once; a look at the store lists only what
+    /// came after the newest batch taken, less the slack.
+    #[test]
+    fn a_batch_uploaded_twice_is_read_once_and_listings_start_from_the_newest() {
+        let (dir, store, mut config, uploaded) = run_with_batches("inbox-twice");
         let listed = |after: &str| -> Vec<String> {
             let names = store.list_after(names::ACTOR_GAMES, after).unwrap();
             names
@@ -223,8 +283,6 @@ mod tests {
                 .map(|n| format!("{}/{n}", names::ACTOR_GAMES))
                 .collect()
         };
-        let uploaded = listed(&names::actor_batches_since(0));
-        assert!(!uploaded.is_empty());
         // The same games stamped `shift` ms away, under actor `actor`.
         let moved = |name: &str, shift: i64, actor: &str| {
             let stamp = names::batch_stamp(name).unwrap();
@@ -251,7 +309,6 @@ mod tests {
         config.self_play.games_per_generation = 2 * games;
         let mut inbox = Inbox::open(&store).unwrap();
         let stopped = || true;
-        let check = |record: &GameRecord| record.check(&game);
         let (manifest, records) = inbox
             .collect(&config, 2, 1, &stopped, &check, &mut Silent)
             .unwrap();

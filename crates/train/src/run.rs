@@ -450,7 +450,7 @@ fn actors_report(
     report.actors = manifest
         .batches
         .iter()
-        .filter_map(|name| name.rsplit('/').nth(1))
+        .filter_map(|name| names::batch_actor(name))
         .collect::<HashSet<_>>()
         .len();
     report.stale_batches = manifest.stale.len();

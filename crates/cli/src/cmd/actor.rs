@@ -69,14 +69,10 @@ pub fn run(args: Args) -> Result<()> {
     })?;
     let requests = summary.requests;
     println!(
-        "actor {} stopped: {} batches, {} games, {} storage requests ({} GET, {} PUT, {} LIST){}",
+        "actor {} stopped: {} batches, {} games, {requests}{}",
         options.id,
         summary.batches,
         summary.games,
-        requests.get + requests.put + requests.list + requests.delete,
-        requests.get,
-        requests.put,
-        requests.list,
         if summary.waiting > 0 {
             format!(
                 "; {} batches wait in {} for the next actor on this machine",

@@ -41,6 +41,11 @@ pub fn run(args: Args) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     super::common::stop_on_signals(&stop)?;
     let done = with_game!(&game, g => evaluation::follow(g, &config, &store, &stop, args.follow, &mut Console::new()))?;
-    println!("evaluated {} checkpoints: {:?}", done.len(), done);
+    println!(
+        "evaluated {} checkpoints: {:?}; {}",
+        done.len(),
+        done,
+        store.requests()
+    );
     Ok(())
 }
