@@ -106,7 +106,7 @@ def evaluator_requests(log_path):
 def outage(report, began, down, up):
     """The first retries' spread and the busiest second after the server came back."""
     first_failures = [t for t in report["first_failures"] if t >= down - began - 1]
-    retries = [r - f for f, r in zip(report["first_failures"], report["first_retries"])]
+    retries = [retry - failure for failure, retry in report["first_retries"]]
     timeline = report["timeline"]
     after = [ok + failed for ok, failed in timeline[int(up - began):int(up - began) + 60]]
     steady = [ok for ok, failed in timeline[5:int(down - began)]]
@@ -134,7 +134,7 @@ def main():
     folder = tempfile.mkdtemp(prefix="zerosum-load-")
     server_dir = os.path.join(folder, "s3")
     server = bench.Server(server_dir)
-    bench.ZEROSUM = args.zerosum
+    bench.ZEROSUM = ingest.bench.ZEROSUM = args.zerosum
     roles = []
     try:
         sample_path = os.path.join(folder, "batch.jsonl")
@@ -176,7 +176,12 @@ def main():
         for role in roles:
             role.send_signal(signal.SIGINT)
         for role in roles:
-            role.wait(timeout=120)
+            try:
+                role.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                # A learner waiting for games that no longer come: a second Ctrl-C.
+                role.send_signal(signal.SIGINT)
+                role.wait(timeout=60)
         role_hours = (time.time() - roles_began) / 3600
         report = json.load(open(report_path))
         hours = (ended - began) / 3600

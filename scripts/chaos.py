@@ -7,7 +7,8 @@ the same way). After --minutes of faults the roles run on undisturbed for --sett
 are stopped as a user stops them (Ctrl-C, SIGTERM). Then it checks:
 
   - every generation's manifest names batches that are stored and hold whole games;
-  - no batch ingested twice (an identity, actor.session.index, in one manifest only);
+  - no batch ingested twice (an identity, actor.session.index, in one manifest only), and
+    none missed (every batch stored 5 minutes before the newest one taken was taken);
   - every batch an actor finished (the line it printed once its outbox held it) reached the
     store, and every outbox is empty;
   - every checkpoint left loads and plays;
@@ -106,13 +107,18 @@ def identity(name):
     return file.rsplit("-g", 1)[0]
 
 
+def stamp(name):
+    """Upload time (Unix s) of games/actors/STAMP-ACTOR.SESSION.INDEX-gCKPT.jsonl."""
+    return int(name.rsplit("/", 1)[1].split("-", 1)[0]) / 1000
+
+
 def check(server, prefix, run, roles, zerosum, games, folder):
     problems = []
     generations = sorted(int(m) for m in re.findall(r"ingested/gen-(\d{4})\.json",
                                                     " ".join(objects(server, f"{prefix}/ingested/"))))
     stored = objects(server, f"{prefix}/games/actors/")
     stored_ids = {identity(k) for k in stored}
-    seen = {}
+    seen, newest = {}, 0
     for generation in generations:
         manifest = json.loads(read(server, f"{prefix}/ingested/gen-{generation:04}.json"))
         for batch in manifest["batches"]:
@@ -124,6 +130,11 @@ def check(server, prefix, run, roles, zerosum, games, folder):
                 problems.append(f"{batch} ingested by generations {seen[identity(batch)]} "
                                 f"and {generation}")
             seen[identity(batch)] = generation
+            newest = max(newest, stamp(batch))
+    # Nothing missed: every batch stored well before the newest one taken (more than the
+    # learner's 5-minute look back) was read or passed over.
+    missed = [k for k in stored if stamp(k) < newest - 300 and identity(k) not in seen]
+    problems += [f"{k} was stored but never taken by the learner" for k in missed]
     finished = set()
     for role in roles:
         if role.name.startswith("actor"):

@@ -9,8 +9,8 @@
 //!                  [--seconds 600] [--seed 1]
 //! ```
 //!
-//! The report holds the requests made, every upload attempt's second and outcome, and each
-//! actor's first retry after its first failure.
+//! The report holds the requests made, every upload attempt's second and outcome, each
+//! actor's first failure, and the pairs of first failure and next attempt.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -171,7 +171,11 @@ fn summarise(
         "requests": {"get": requests.get, "put": requests.put, "list": requests.list},
         "timeline": timeline,
         "first_failures": logs.iter().filter_map(|log| log.first_failure).collect::<Vec<_>>(),
-        "first_retries": logs.iter().filter_map(|log| log.first_retry).collect::<Vec<_>>(),
+        // Each actor's first failure and its next attempt, for those that made one.
+        "first_retries": logs
+            .iter()
+            .filter_map(|log| Some([log.first_failure?, log.first_retry?]))
+            .collect::<Vec<_>>(),
     })
 }
 

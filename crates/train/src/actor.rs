@@ -619,6 +619,15 @@ fn sleep_unless_stopped(wait: Duration, stop: &AtomicBool) {
     }
 }
 
+/// The end of the name of a batch an uploader has taken ([`Outbox::take`]).
+const TAKEN: &str = ".uploading";
+
+/// The batch file and the process id of a taken batch's name.
+fn taken_by(name: &str) -> Option<(&str, u32)> {
+    let (file, pid) = name.strip_suffix(TAKEN)?.rsplit_once('.')?;
+    Some((file, pid.parse().ok()?))
+}
+
 /// This machine's clock, in ms since the Unix epoch.
 fn unix_millis() -> u64 {
     std::time::SystemTime::now()
@@ -686,21 +695,50 @@ impl Outbox {
     }
 
     /// Removes batches that a killed actor was still writing (`.tmp` files a minute old: a
-    /// live actor writes and renames one in milliseconds). They were never finished.
+    /// live actor writes and renames one in milliseconds). They were never finished. And
+    /// gives back the batches a killed actor had taken to upload: those of a process no
+    /// longer running here, or taken ten minutes ago.
     fn sweep(&self) {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return;
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            let old = entry
-                .metadata()
-                .and_then(|m| m.modified())
-                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(60)));
-            if old && path.extension().is_some_and(|e| e == "tmp") {
+            let age = |limit: u64| {
+                entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| t.elapsed().is_ok_and(|age| age.as_secs() > limit))
+            };
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.extension().is_some_and(|e| e == "tmp") && age(60) {
                 let _ = std::fs::remove_file(path);
+            } else if let Some((file, pid)) = taken_by(&name) {
+                let gone = !std::path::Path::new(&format!("/proc/{pid}")).exists();
+                if gone || age(600) {
+                    let _ = std::fs::rename(&path, self.dir.join(file));
+                }
             }
         }
+    }
+
+    /// Takes batch `file` for this process to upload, so that no other actor sharing the
+    /// outbox uploads it too: renamed to `FILE.PID.uploading`, dated now. `None` when
+    /// another took it first.
+    fn take(&self, file: &str) -> Result<Option<PathBuf>, TrainError> {
+        let path = self.dir.join(file);
+        let taken = self
+            .dir
+            .join(format!("{file}.{}{TAKEN}", std::process::id()));
+        match std::fs::rename(&path, &taken) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(StoreError::Io { path, source }.into()),
+        }
+        if let Ok(file) = std::fs::File::options().write(true).open(&taken) {
+            let _ = file.set_modified(std::time::SystemTime::now());
+        }
+        Ok(Some(taken))
     }
 
     /// The batches waiting, each session's oldest first.
@@ -729,16 +767,21 @@ impl Outbox {
         self.sweep();
         let mut uploaded = 0;
         for file in self.pending()? {
-            let path = self.dir.join(&file);
-            let bytes = match std::fs::read(&path) {
-                Ok(bytes) => bytes,
-                // Another actor thread of this process took it meanwhile.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(source) => return Err(StoreError::Io { path, source }.into()),
+            let Some(path) = self.take(&file)? else {
+                continue;
             };
+            let bytes = std::fs::read(&path).map_err(|source| StoreError::Io {
+                path: path.clone(),
+                source,
+            })?;
             let name = names::actor_batch(unix_millis(), &file);
-            if store.put_once(&name, &bytes)? == Put::Written {
-                uploaded += 1;
+            match store.put_once(&name, &bytes) {
+                Ok(Put::Written) => uploaded += 1,
+                Ok(Put::AlreadyThere) => {}
+                Err(error) => {
+                    let _ = std::fs::rename(&path, self.dir.join(&file));
+                    return Err(error.into());
+                }
             }
             match std::fs::remove_file(&path) {
                 Ok(()) => {}
@@ -755,6 +798,45 @@ mod tests {
     use super::*;
     use crate::run::tests::{scratch, tiny};
     use crate::sink::Silent;
+
+    /// A batch another live uploader has taken is left to it; one taken by a process that
+    /// is gone goes back to the outbox and up.
+    #[test]
+    fn a_batch_goes_up_once_from_an_outbox_shared_by_uploaders() {
+        let (dir, store) = scratch("outbox-taken");
+        let outbox = Outbox::open(dir.join("outbox")).unwrap();
+        let files = [
+            "a.0000000f.000000-g0001.jsonl",
+            "a.0000000f.000001-g0001.jsonl",
+        ];
+        for file in files {
+            outbox.keep(file, b"{}\n").unwrap();
+        }
+        let taken = outbox.take(files[1]).unwrap().unwrap();
+        assert_eq!(outbox.take(files[1]).unwrap(), None);
+        assert_eq!(outbox.upload(&store).unwrap(), 1);
+        assert!(outbox.pending().unwrap().is_empty());
+        let stored = || store.list(names::ACTOR_GAMES).unwrap();
+        assert_eq!(stored().len(), 1);
+        // Its uploader killed: a pid no process has.
+        let orphan = dir
+            .join("outbox")
+            .join(format!("{}.4294967295{TAKEN}", files[1]));
+        std::fs::rename(taken, orphan).unwrap();
+        assert_eq!(outbox.upload(&store).unwrap(), 1);
+        let mut uploaded: Vec<String> = stored()
+            .iter()
+            .map(|name| {
+                names::batch_identity(&format!("{}/{name}", names::ACTOR_GAMES))
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        uploaded.sort();
+        assert_eq!(uploaded, ["a.0000000f.000000", "a.0000000f.000001"]);
+        assert_eq!(std::fs::read_dir(dir.join("outbox")).unwrap().count(), 0);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     /// Two actors in turn under one id (a requeued job) store every batch, under
     /// identities of their own, and play different games.

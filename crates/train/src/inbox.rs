@@ -136,7 +136,8 @@ impl<'a> Inbox<'a> {
                     Verdict::SetAside => manifest.stale.push(name),
                 }
             }
-            // In the order they were played: a window too small for them keeps the newest.
+            // Each look's batches in the order they were uploaded: a window too small for
+            // them keeps the newest.
             for (name, batch) in read.into_iter().rev() {
                 progress.phase_advanced(batch.len() as u64);
                 records.extend(batch);
