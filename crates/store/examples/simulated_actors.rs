@@ -14,7 +14,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -128,7 +128,10 @@ fn simulate(
         while !pending.is_empty() && now() >= next_try {
             let (index, played_by) = pending[0];
             let file = names::actor_batch_file(&id, session, index, played_by);
-            let stored = store.put_once(&names::actor_batch(unix_millis(), &file), &settings.batch);
+            let stored = store.put_once(
+                &names::actor_batch(names::stamp_now(), &file),
+                &settings.batch,
+            );
             let at = now();
             log.attempts.push((at, stored.is_ok()));
             if log.first_failure.is_some() && log.first_retry.is_none() {
@@ -177,12 +180,6 @@ fn summarise(
             .filter_map(|log| Some([log.first_failure?, log.first_retry?]))
             .collect::<Vec<_>>(),
     })
-}
-
-fn unix_millis() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_millis() as u64)
 }
 
 fn parse(args: Vec<String>) -> Result<Settings, String> {

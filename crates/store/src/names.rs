@@ -110,6 +110,13 @@ pub fn actor_batch(stamp: u64, file: &str) -> String {
     format!("{ACTOR_GAMES}/{stamp:013}-{file}")
 }
 
+/// The stamp of an upload beginning now: this machine's clock, in ms since the Unix epoch.
+pub fn stamp_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as u64)
+}
+
 /// The listing offset before every actor batch uploaded at `stamp` or later.
 pub fn actor_batches_since(stamp: u64) -> String {
     format!("{ACTOR_GAMES}/{stamp:013}")

@@ -628,13 +628,6 @@ fn taken_by(name: &str) -> Option<(&str, u32)> {
     Some((file, pid.parse().ok()?))
 }
 
-/// This machine's clock, in ms since the Unix epoch.
-fn unix_millis() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_millis() as u64)
-}
-
 /// FNV-1a of a name: a stable number for an actor's seed stream.
 fn fnv1a(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
@@ -774,7 +767,7 @@ impl Outbox {
                 path: path.clone(),
                 source,
             })?;
-            let name = names::actor_batch(unix_millis(), &file);
+            let name = names::actor_batch(names::stamp_now(), &file);
             match store.put_once(&name, &bytes) {
                 Ok(Put::Written) => uploaded += 1,
                 Ok(Put::AlreadyThere) => {}
@@ -855,7 +848,7 @@ mod tests {
         };
         let never = AtomicBool::new(false);
         let mut summaries = Vec::new();
-        let before = unix_millis();
+        let before = names::stamp_now();
         for _ in 0..2 {
             let mut actor = Actor::new(&game, store.clone(), &config, options.clone()).unwrap();
             summaries.push(actor.run(&never, &mut Silent).unwrap());
@@ -892,7 +885,7 @@ mod tests {
         let uploaded = |name: &String| names::batch_stamp(name).unwrap();
         assert!(stored
             .iter()
-            .all(|name| (before..=unix_millis()).contains(&uploaded(name))));
+            .all(|name| (before..=names::stamp_now()).contains(&uploaded(name))));
         // The second plays games of its own, not the first's again.
         let first_of = |session: u32| {
             let identity = format!("re-queued.gpu.{session:08x}.000000");

@@ -7,7 +7,7 @@
 //! that arrive, not to the length of the run.
 
 use std::collections::HashSet;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use crate::actor::read_batch;
 use crate::error::TrainError;
@@ -206,10 +206,7 @@ impl<'a> Inbox<'a> {
 /// this machine's clock if that is earlier (an actor whose clock runs ahead must not make
 /// the learner pass over the others' batches).
 fn listing_floor(newest: u64, slack: u64) -> String {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_millis() as u64);
-    names::actor_batches_since(newest.min(now).saturating_sub(slack))
+    names::actor_batches_since(newest.min(names::stamp_now()).saturating_sub(slack))
 }
 
 #[cfg(test)]
