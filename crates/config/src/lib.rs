@@ -95,7 +95,8 @@ pub enum Inference {
     Threads,
 }
 
-/// The narrowest convolutional tower that `precision = "auto"` runs in bf16 on CUDA.
+/// The narrowest convolutional tower that `precision = "auto"` runs in bf16 on CUDA (any
+/// width on a CPU with bf16 instructions).
 pub const BF16_MIN_CHANNELS: usize = 64;
 
 /// The largest forward pass a shared server runs on CUDA unless `self_play.max_batch`
@@ -317,7 +318,7 @@ pub struct RunConfig {
     /// `auto`, `cpu`, `cuda` or `cuda:N`.
     pub device: String,
     /// The number format of self-play's network: `fp32`, `bf16`, `fp16` or `auto` (bf16
-    /// on CUDA, fp32 on the CPU; docs/results.md measures both). Training stays in fp32.
+    /// where it measured faster: [`RunConfig::inference_precision`]). Training stays in fp32.
     pub precision: String,
     /// libtorch's intra-op threads; 0 leaves libtorch's default.
     pub torch_threads: usize,
@@ -391,16 +392,23 @@ impl Default for RunConfig {
 impl RunConfig {
     /// The precision self-play's network runs in on `device`.
     ///
-    /// `auto` is bf16 on CUDA for convolutional towers of [`BF16_MIN_CHANNELS`] channels or
-    /// more and fp32 otherwise: on an H200 bf16 ran a 128-channel tower 22% to 27% faster
-    /// at batch 1,024, and the 32-channel towers of Go 9x9 and connect four slower, bound by
-    /// kernel launches and the conversions (docs/results.md, "On a GPU"); on the CPU fp32
-    /// ("Precision on the CPU").
+    /// `auto` is bf16 where it measured faster, fp32 elsewhere. On CUDA: convolutional
+    /// towers of [`BF16_MIN_CHANNELS`] channels or more (on an H200 bf16 ran a 128-channel
+    /// tower 22% to 27% faster at batch 1,024, and the 32-channel towers of Go 9x9 and
+    /// connect four slower, bound by kernel launches and the conversions; docs/results.md,
+    /// "On a GPU"). On a CPU with bf16 instructions
+    /// ([`zerosum_nn::Precision::cpu_computes_bf16`]): convolutional towers, whose batches of
+    /// 32 and more ran 1.8 to 2.3 times faster (docs/results.md, "Precision, the inference
+    /// server and leaves on the 2-core machine").
     pub fn inference_precision(&self, device: zerosum_nn::Device) -> zerosum_nn::Precision {
-        let wide = self.model.family != zerosum_nn::Family::Mlp
-            && self.model.channels >= BF16_MIN_CHANNELS;
+        let convolutional = self.model.family != zerosum_nn::Family::Mlp;
+        let bf16_faster = if device.is_cuda() {
+            convolutional && self.model.channels >= BF16_MIN_CHANNELS
+        } else {
+            convolutional && zerosum_nn::Precision::cpu_computes_bf16()
+        };
         match self.precision.as_str() {
-            "auto" if device.is_cuda() && wide => zerosum_nn::Precision::Bf16,
+            "auto" if bf16_faster => zerosum_nn::Precision::Bf16,
             "auto" => zerosum_nn::Precision::Fp32,
             text => zerosum_nn::Precision::parse(text).unwrap_or_default(),
         }
@@ -872,6 +880,42 @@ num_simulations = {play_simulations}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn auto_precision_is_bf16_only_where_it_measured_faster() {
+        let config = |family: &str, channels: usize, precision: &str| {
+            RunConfig::from_toml(
+                "game = \"connect4\"",
+                &[
+                    format!("model.family={family}"),
+                    format!("model.channels={channels}"),
+                    format!("precision={precision}"),
+                ],
+            )
+            .unwrap()
+        };
+        let cpu = zerosum_nn::Device::Cpu;
+        let cuda = zerosum_nn::Device::Cuda(0);
+        let on_this_cpu = if zerosum_nn::Precision::cpu_computes_bf16() {
+            zerosum_nn::Precision::Bf16
+        } else {
+            zerosum_nn::Precision::Fp32
+        };
+        assert_eq!(
+            config("resnet", 32, "auto").inference_precision(cpu),
+            on_this_cpu
+        );
+        let fp32 = zerosum_nn::Precision::Fp32;
+        assert_eq!(config("mlp", 32, "auto").inference_precision(cpu), fp32);
+        assert_eq!(config("resnet", 32, "auto").inference_precision(cuda), fp32);
+        let bf16 = zerosum_nn::Precision::Bf16;
+        assert_eq!(
+            config("resnet", 128, "auto").inference_precision(cuda),
+            bf16
+        );
+        assert_eq!(config("resnet", 128, "fp32").inference_precision(cpu), fp32);
+        assert_eq!(config("mlp", 32, "bf16").inference_precision(cpu), bf16);
+    }
 
     #[test]
     fn overrides_reach_nested_fields() {

@@ -129,6 +129,21 @@ impl Precision {
         }
     }
 
+    /// Whether this CPU has bf16 dot-product instructions (AVX512_BF16), with which oneDNN
+    /// runs bf16 convolutions faster than fp32 (connect four's tower 1.8 to 2.3 times at
+    /// batches of 32 and more on the project's EPYC). Without them bf16 is emulated, and
+    /// slower.
+    pub fn cpu_computes_bf16() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx512bf16")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
     /// Reads `fp32`, `bf16` or `fp16`.
     pub fn parse(text: &str) -> Result<Precision, NnError> {
         match text {
