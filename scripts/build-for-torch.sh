@@ -17,7 +17,9 @@
 # is replaced by one that raises "not in this PyTorch" when called (zerosum calls none of
 # them; a program that did would get that error, not a crash). The patched copy of tch's
 # torch-sys lives under target/, the repository's Cargo.lock is left as it was, and the
-# list of what was left out is printed and kept beside the binary (stubbed.txt).
+# list of what was left out is printed and kept beside the binary (stubbed.txt). Training in
+# mixed precision (learner.precision = bf16) needs PyTorch 2.4 or later; against an older one
+# crates/nn/build.rs warns and builds it refused, and `auto` stays fp32.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -4,7 +4,8 @@
 #   - `zerosum bench` on the Go 9x9 and connect-four models and on a network of the size GPU
 #     users train (resnet, 128 channels x 10 blocks): the bare forward rate in fp32 and bf16,
 #     self-play's evaluations/s through the inference server with the mean batch it saw and
-#     its share of the bare rate at the largest batch, the learner's samples/s, and one
+#     its share of the bare rate at the largest batch, the learner's samples/s in fp32 and
+#     in bf16 (mixed precision), and one
 #     search's simulations/s at 1 and 8 leaves a call, on the GPU and on the cores;
 #   - then Go 9x9 trained on the GPU from the shipped model for a few minutes.
 # Made for a GPU lent for a short while and cut off from the network: it needs nothing but
@@ -87,14 +88,14 @@ field() { # FILE KEY: a value of the bench's summary line
 echo
 echo "gpu-check: $gpu"
 echo
-echo "| network | bare fp32 at 1,024 | bare bf16 at 1,024 | bare bf16 at 2,048 | self-play evals/s (mean batch) | of the bare rate | learner samples/s (bare fwd+bwd) | search sims/s, leaves 1 / 8: GPU | CPU |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| network | bare fp32 at 1,024 | bare bf16 at 1,024 | bare bf16 at 2,048 | self-play evals/s (mean batch) | of the bare rate | learner samples/s, fp32 (bare fwd+bwd) | the same in bf16 | search sims/s, leaves 1 / 8: GPU | CPU |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for name in ${networks//,/ }; do
   f="$out/$name.txt"; c="$out/$name-cpu.txt"
   fp32=$(sed -n 's/^ *1024 *\([0-9]*\) .*/\1/p' "$f" | head -1)
   bf16=$(sed -n 's/^ *1024 *[0-9]* *\([0-9]*\).*/\1/p' "$f" | head -1)
   bf16_2k=$(sed -n 's/^ *2048 *[0-9]* *\([0-9]*\).*/\1/p' "$f" | head -1)
-  echo "| $name | $fp32 | $bf16 | $bf16_2k | $(field "$f" selfplay_evals) ($(field "$f" selfplay_mean_batch)) | $(field "$f" selfplay_ratio) of batch $(field "$f" selfplay_ceiling_batch) | $(field "$f" learner_samples) ($(field "$f" learner_bare)) | $(field "$f" interactive_1) / $(field "$f" interactive_8) | $(field "$c" interactive_1) / $(field "$c" interactive_8) |"
+  echo "| $name | $fp32 | $bf16 | $bf16_2k | $(field "$f" selfplay_evals) ($(field "$f" selfplay_mean_batch)) | $(field "$f" selfplay_ratio) of batch $(field "$f" selfplay_ceiling_batch) | $(field "$f" learner_samples) ($(field "$f" learner_bare)) | $(field "$f" learner_samples_bf16) ($(field "$f" learner_bare_bf16)) | $(field "$f" interactive_1) / $(field "$f" interactive_8) | $(field "$c" interactive_1) / $(field "$c" interactive_8) |"
 done
 echo
 echo "Go 9x9 training on the GPU ($train_minutes minutes from models/go-9x9):"

@@ -318,7 +318,8 @@ pub struct RunConfig {
     /// `auto`, `cpu`, `cuda` or `cuda:N`.
     pub device: String,
     /// The number format of self-play's network: `fp32`, `bf16`, `fp16` or `auto` (bf16
-    /// where it measured faster: [`RunConfig::inference_precision`]). Training stays in fp32.
+    /// where it measured faster: [`RunConfig::inference_precision`]). Training's is
+    /// `learner.precision` ([`RunConfig::training_precision`]).
     pub precision: String,
     /// libtorch's intra-op threads; 0 leaves libtorch's default.
     pub torch_threads: usize,
@@ -408,6 +409,26 @@ impl RunConfig {
             convolutional && zerosum_nn::Precision::cpu_computes_bf16()
         };
         match self.precision.as_str() {
+            "auto" if bf16_faster => zerosum_nn::Precision::Bf16,
+            "auto" => zerosum_nn::Precision::Fp32,
+            text => zerosum_nn::Precision::parse(text).unwrap_or_default(),
+        }
+    }
+
+    /// What the learner's forward and backward passes compute in on `device`
+    /// (`learner.precision`).
+    ///
+    /// `auto` is bf16, under autocast with the weights in f32, for convolutional towers on a
+    /// CPU with bf16 instructions, where connect four's learner ran faster (docs/results.md,
+    /// "Training in mixed precision"); fp32 elsewhere, CUDA included, where it is not
+    /// measured yet.
+    pub fn training_precision(&self, device: zerosum_nn::Device) -> zerosum_nn::Precision {
+        let convolutional = self.model.family != zerosum_nn::Family::Mlp;
+        let bf16_faster = !device.is_cuda()
+            && convolutional
+            && zerosum_nn::Precision::cpu_computes_bf16()
+            && zerosum_nn::mixed_precision_available();
+        match self.learner.precision.as_str() {
             "auto" if bf16_faster => zerosum_nn::Precision::Bf16,
             "auto" => zerosum_nn::Precision::Fp32,
             text => zerosum_nn::Precision::parse(text).unwrap_or_default(),
@@ -915,6 +936,41 @@ mod tests {
         );
         assert_eq!(config("resnet", 128, "fp32").inference_precision(cpu), fp32);
         assert_eq!(config("mlp", 32, "bf16").inference_precision(cpu), bf16);
+    }
+
+    #[test]
+    fn auto_training_precision_is_bf16_only_on_a_cpu_that_computes_it() {
+        let config = |family: &str, precision: &str| {
+            RunConfig::from_toml(
+                "game = \"connect4\"",
+                &[
+                    format!("model.family={family}"),
+                    format!("learner.precision={precision}"),
+                ],
+            )
+            .unwrap()
+        };
+        let cpu = zerosum_nn::Device::Cpu;
+        let (fp32, bf16) = (zerosum_nn::Precision::Fp32, zerosum_nn::Precision::Bf16);
+        let computes_bf16 =
+            zerosum_nn::Precision::cpu_computes_bf16() && zerosum_nn::mixed_precision_available();
+        let on_this_cpu = if computes_bf16 { bf16 } else { fp32 };
+        assert_eq!(
+            config("resnet", "auto").training_precision(cpu),
+            on_this_cpu
+        );
+        assert_eq!(config("mlp", "auto").training_precision(cpu), fp32);
+        let cuda = zerosum_nn::Device::Cuda(0);
+        assert_eq!(config("resnet", "auto").training_precision(cuda), fp32);
+        assert_eq!(config("resnet", "fp32").training_precision(cpu), fp32);
+        assert_eq!(config("mlp", "bf16").training_precision(cuda), bf16);
+        let Err(refused) = RunConfig::from_toml("", &["learner.precision=fp16".to_string()])
+            .unwrap()
+            .resolve()
+        else {
+            panic!("fp16 training was accepted");
+        };
+        assert!(refused.0.contains("learner.precision"), "{refused}");
     }
 
     #[test]

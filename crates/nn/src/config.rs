@@ -188,6 +188,11 @@ pub enum OptimizerKind {
     Adam,
 }
 
+/// Why `learner.precision = "fp16"` is refused: fp16 gradients underflow without a loss
+/// scaler, which zerosum does not have.
+pub(crate) const FP16_TRAINING: &str =
+    "learner.precision fp16 would need a loss scaler: use bf16, fp32 or auto";
+
 /// How the network learns from a batch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -218,6 +223,10 @@ pub struct LearnerConfig {
     /// Go through the older samples first within each generation's steps (AlphaPush's
     /// curriculum).
     pub curriculum: bool,
+    /// The number format of the forward and backward passes: `fp32`, `bf16` (mixed
+    /// precision: products in bf16, weights, gradients and optimizer in f32) or `auto` (bf16
+    /// where it measured faster: `RunConfig::training_precision` in zerosum-config).
+    pub precision: String,
 }
 
 impl Default for LearnerConfig {
@@ -235,6 +244,7 @@ impl Default for LearnerConfig {
             policy_loss: PolicyLoss::CrossEntropy,
             reply_weight: 0.15,
             curriculum: false,
+            precision: "auto".to_string(),
         }
     }
 }
@@ -270,6 +280,13 @@ impl LearnerConfig {
         }
         if self.l2 < 0.0 || self.value_weight < 0.0 {
             errors.push("learner.l2 and learner.value_weight must not be negative".to_string());
+        }
+        match self.precision.as_str() {
+            "auto" | "fp32" | "bf16" => {}
+            "fp16" => errors.push(FP16_TRAINING.to_string()),
+            other => errors.push(format!(
+                "learner.precision must be auto, fp32 or bf16, got '{other}'"
+            )),
         }
         errors
     }

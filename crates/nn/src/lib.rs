@@ -19,6 +19,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod autocast;
 mod config;
 mod cuda;
 mod error;
@@ -30,6 +31,7 @@ mod optimizer;
 mod server;
 mod training;
 
+pub use autocast::mixed_precision_available;
 pub use config::{Family, LearnerConfig, ModelConfig, OptimizerKind, PolicyLoss};
 pub use error::NnError;
 pub use evaluator::NetEvaluator;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tch::{nn, Device, Kind, Tensor};
 use zerosum_games::Game;
 
-use crate::config::ModelConfig;
+use crate::config::{Family, ModelConfig};
 use crate::error::NnError;
 use crate::families::{self, Outputs, PolicyValueNet};
 
@@ -89,7 +89,8 @@ pub fn parse_device(text: &str) -> Result<Device, NnError> {
     })
 }
 
-/// The number format of inference: `fp32`, or half precision as `bf16` (8 exponent bits,
+/// The number format of inference, or of training's forward and backward passes
+/// ([`crate::TrainState::with_precision`]): `fp32`, or half precision as `bf16` (8 exponent bits,
 /// as fp32: nothing overflows) or `fp16` (more mantissa, less range).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -258,6 +259,25 @@ impl Model {
         let [c, h, w] = self.meta.obs_shape;
         let obs = obs.view([-1, c as i64, h as i64, w as i64]);
         self.net.forward_t(&obs, train)
+    }
+
+    /// The forward pass as [`Model::forward_t`], a convolutional family's observations laid
+    /// out channels-last first (the same shape, NHWC strides), which oneDNN's convolutions
+    /// and their gradients run faster on: connect four's tower trained 1.5 times as fast in
+    /// fp32 and 1.2 times in bf16 on one core of the project's EPYC (docs/results.md,
+    /// "Training in mixed precision"; other CPUs are not measured). On CUDA, where it is not
+    /// measured yet, and for MLPs the layout stays as it is.
+    pub(crate) fn forward_channels_last(&self, obs: &Tensor, train: bool) -> Outputs {
+        if self.meta.model.family == Family::Mlp || self.device().is_cuda() {
+            return self.forward_t(obs, train);
+        }
+        let [c, h, w] = self.meta.obs_shape;
+        let nhwc = obs
+            .view([-1, c as i64, h as i64, w as i64])
+            .permute([0, 2, 3, 1])
+            .contiguous()
+            .permute([0, 3, 1, 2]);
+        self.net.forward_t(&nhwc, train)
     }
 
     /// Inference on a flat batch `[B * obs_len]`, writing logits `[B * A]` and values `[B]`.

@@ -3,9 +3,11 @@
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor};
 
-use crate::config::{LearnerConfig, PolicyLoss};
+use crate::autocast::Autocast;
+use crate::config::{LearnerConfig, PolicyLoss, FP16_TRAINING};
 use crate::error::NnError;
-use crate::model::Model;
+use crate::families::Outputs;
+use crate::model::{Model, Precision};
 use crate::optimizer::Optimizer;
 
 /// A minibatch in flat arrays; `B` positions.
@@ -57,6 +59,8 @@ pub struct TrainState {
     optimizer: Optimizer,
     config: LearnerConfig,
     step: u64,
+    /// What the forward and backward passes compute in (the weights stay f32).
+    precision: Precision,
 }
 
 impl TrainState {
@@ -68,7 +72,22 @@ impl TrainState {
             optimizer,
             config: config.clone(),
             step,
+            precision: Precision::Fp32,
         })
+    }
+
+    /// Trains in `precision` from the next step on: bf16 runs the products of the forward
+    /// and backward passes in bf16 under autocast, the weights, their gradients and the
+    /// optimizer staying f32. fp16 is refused ([`LearnerConfig::validate`] says why).
+    pub fn with_precision(mut self, precision: Precision) -> Result<TrainState, NnError> {
+        check_training_precision(self.model.device(), precision)?;
+        self.precision = precision;
+        Ok(self)
+    }
+
+    /// What the forward and backward passes compute in.
+    pub fn precision(&self) -> Precision {
+        self.precision
     }
 
     /// Takes up `config`'s learning rate and its schedule by steps, from the next step on:
@@ -120,8 +139,9 @@ impl TrainState {
     pub fn step_on(&mut self, batch: &DeviceBatch) -> PendingLosses {
         let device = self.model.device();
         let lr = self.config.learning_rate_at(self.step);
-        let outputs = self.model.forward_t(&batch.obs, true);
-        let (logits, value) = (outputs.policy, outputs.value);
+        let outputs = training_forward(&self.model, &batch.obs, self.precision);
+        let (logits, value) = (outputs.policy, outputs.value.to_kind(Kind::Float));
+        let logits = logits.to_kind(Kind::Float);
         // Illegal actions get a logit of -1e9 so neither the loss nor the entropy sees them.
         let masked = logits + (&batch.mask - 1.0) * 1e9;
         let log_probs = masked.log_softmax(-1, Kind::Float);
@@ -174,6 +194,25 @@ impl TrainState {
         .map(|t| t.detach().to_kind(Kind::Double));
         PendingLosses(Tensor::stack(&terms, 0))
     }
+}
+
+/// Refuses fp16, and a precision this libtorch cannot switch to, before any step.
+fn check_training_precision(device: Device, precision: Precision) -> Result<(), NnError> {
+    if precision == Precision::Fp16 {
+        return Err(NnError::BadConfig(FP16_TRAINING.to_string()));
+    }
+    drop(Autocast::begin(device, precision)?);
+    Ok(())
+}
+
+/// The training forward pass in `precision`, which [`check_training_precision`] accepted.
+/// Autocast ends with it, so the casts it cached are gone before the optimizer changes the
+/// weights; the losses are taken in f32, and the backward pass follows the kinds the forward
+/// chose.
+fn training_forward(model: &Model, obs: &Tensor, precision: Precision) -> Outputs {
+    let _autocast = Autocast::begin(model.device(), precision)
+        .expect("check_training_precision found that libtorch switches to this precision");
+    model.forward_channels_last(obs, true)
 }
 
 /// The sum of the squares of the trainable weights. On CUDA in one pass over them all, a
@@ -268,11 +307,13 @@ impl Losses {
 }
 
 /// Forward and backward passes a second of `model` on `batch` held on the model's device,
-/// with a plain loss and no optimizer: the ceiling that the learner's steps are measured
-/// against (`zerosum bench`). The model's gradients are left zeroed.
+/// computing in `precision` (as [`TrainState::with_precision`]), with a plain loss and no
+/// optimizer: the ceiling that the learner's steps are measured against (`zerosum bench`).
+/// The model's gradients are left zeroed.
 pub fn forward_backward_rate(
     model: &Model,
     batch: &Batch,
+    precision: Precision,
     budget: std::time::Duration,
 ) -> Result<f64, NnError> {
     let device = model.device();
@@ -280,13 +321,16 @@ pub fn forward_backward_rate(
         obs, value: target, ..
     } = DeviceBatch::upload(batch, device);
     let mut variables = model.var_store().trainable_variables();
+    check_training_precision(device, precision)?;
     let mut pass = || {
-        let outputs = model.forward_t(&obs, true);
+        let outputs = training_forward(model, &obs, precision);
         let loss = outputs
             .policy
             .log_softmax(-1, Kind::Float)
             .mean(Kind::Float)
-            + (&outputs.value - &target).square().mean(Kind::Float);
+            + (outputs.value.to_kind(Kind::Float) - &target)
+                .square()
+                .mean(Kind::Float);
         loss.backward();
         for variable in &mut variables {
             variable.zero_grad();

@@ -88,7 +88,8 @@ pub fn distill<G: Game>(
     let fresh = || -> Result<zerosum_nn::TrainState, TrainError> {
         zerosum_nn::init_torch(config.seed, config.torch_threads);
         let model = Model::for_game(initial, &config.model, Device::Cpu)?;
-        Ok(zerosum_nn::TrainState::new(model, &config.learner, 0)?)
+        let precision = config.training_precision(Device::Cpu);
+        Ok(zerosum_nn::TrainState::new(model, &config.learner, 0)?.with_precision(precision)?)
     };
     let mut rng = SmallRng::seed_from_u64(derive_seed(config.seed, stream::DISTILL, 0));
     let curriculum = Trainer::new(initial, config, fresh()?);

@@ -48,7 +48,7 @@ pub struct Args {
     /// Batch sizes for the bare forward rate
     #[arg(long, value_delimiter = ',', default_value = "1,8,32,64,128,256")]
     pub batch_sizes: Vec<usize>,
-    /// Precisions of the bare forward rate, side by side
+    /// Precisions of the bare forward rate and of the learner, side by side
     #[arg(long, value_delimiter = ',', default_value = "fp32,bf16")]
     pub precisions: Vec<String>,
     /// Seconds per measurement
@@ -178,7 +178,15 @@ fn bench<G: Game>(
         )?;
     }
     if wants(Section::Learner) {
-        learner_rate(initial, config, &model, budget, &mut rng, &mut summary)?;
+        learner_rate(
+            initial,
+            config,
+            &model,
+            precisions,
+            budget,
+            &mut rng,
+            &mut summary,
+        )?;
     }
     if wants(Section::Interactive) {
         interactive_rate(initial, config, &model, args, &mut rng, &mut summary)?;
@@ -426,30 +434,64 @@ fn random_batch<G: Game>(initial: &G, size: usize, rng: &mut SmallRng) -> Batch 
     batch
 }
 
-/// The learner's samples/s against the bare forward and backward of the same batch.
+/// The learner's samples/s against the bare forward and backward of the same batch, in
+/// each of `precisions` that training takes (fp32 and bf16; fp16 is not one), the config's
+/// own marked. The summary's `learner_samples` and `learner_bare` are fp32's, the others
+/// carry their precision's name.
 fn learner_rate<G: Game>(
     initial: &G,
     config: &ResolvedConfig,
     model: &Model,
+    precisions: &[Precision],
     budget: Duration,
     rng: &mut SmallRng,
     summary: &mut Summary,
 ) -> Result<()> {
     let size = config.learner.batch_size;
     let batches: Vec<Batch> = (0..8).map(|_| random_batch(initial, size, rng)).collect();
-    let bare = size as f64 * zerosum_nn::forward_backward_rate(model, &batches[0], budget)?;
-    let mut learner = TrainState::new(model.try_clone()?, &config.learner, 0)?;
     // As a generation's learning runs: batches already on the device (a loader thread
     // uploads them on CUDA while the steps run), the losses read once at the end.
     let on_device: Vec<DeviceBatch> = batches
         .iter()
         .map(|b| DeviceBatch::upload(b, model.device()))
         .collect();
-    PendingLosses::read_all(vec![learner.step_on(&on_device[0])]);
+    let configured = config.training_precision(model.device());
+    println!("learner (batch {size}):");
+    for &precision in precisions.iter().filter(|&&p| p != Precision::Fp16) {
+        let bare =
+            size as f64 * zerosum_nn::forward_backward_rate(model, &batches[0], precision, budget)?;
+        let mut learner =
+            TrainState::new(model.try_clone()?, &config.learner, 0)?.with_precision(precision)?;
+        let steps = steps_per_second(&mut learner, &on_device, budget);
+        let rate = size as f64 * steps;
+        let mark = if precision == configured {
+            " (the config's)"
+        } else {
+            ""
+        };
+        println!(
+            "  {:>4}{mark}: {rate:>10.0} samples/s in gradient steps ({:.1} ms a step), {:.0}% of the bare forward and backward ({bare:.0}/s)",
+            precision.name(),
+            1000.0 / steps,
+            100.0 * rate / bare
+        );
+        let suffix = match precision {
+            Precision::Fp32 => String::new(),
+            other => format!("_{}", other.name()),
+        };
+        summary.add(&format!("learner_samples{suffix}"), rate.round());
+        summary.add(&format!("learner_bare{suffix}"), bare.round());
+    }
+    Ok(())
+}
+
+/// Gradient steps a second over `batches` in turn, for at least `budget`.
+fn steps_per_second(learner: &mut TrainState, batches: &[DeviceBatch], budget: Duration) -> f64 {
+    PendingLosses::read_all(vec![learner.step_on(&batches[0])]);
     let start = Instant::now();
     let (mut count, mut pending) = (0, Vec::new());
     while start.elapsed() < budget || count < 3 {
-        pending.push(learner.step_on(&on_device[count % on_device.len()]));
+        pending.push(learner.step_on(&batches[count % batches.len()]));
         count += 1;
         if pending.len() == 64 {
             // Waiting now and then keeps the host from queueing far ahead of the device.
@@ -457,17 +499,7 @@ fn learner_rate<G: Game>(
         }
     }
     PendingLosses::read_all(pending);
-    let steps = count as f64 / start.elapsed().as_secs_f64();
-    let rate = size as f64 * steps;
-    println!("learner (batch {size}):");
-    println!(
-        "  {rate:>10.0} samples/s in gradient steps ({:.1} ms a step), {:.0}% of the bare forward and backward ({bare:.0}/s)",
-        1000.0 / steps,
-        100.0 * rate / bare
-    );
-    summary.add("learner_samples", rate.round());
-    summary.add("learner_bare", bare.round());
-    Ok(())
+    count as f64 / start.elapsed().as_secs_f64()
 }
 
 /// One search from the start position, as the front ends run it, at each leaf count.
