@@ -263,8 +263,8 @@ impl Model {
 
     /// The forward pass as [`Model::forward_t`], a convolutional family's observations laid
     /// out channels-last first (the same shape, NHWC strides), which oneDNN's convolutions
-    /// and their gradients run faster on: connect four's tower trained 1.5 times as fast in
-    /// fp32 and 1.2 times in bf16 on one core of the project's EPYC (docs/results.md,
+    /// and their gradients run faster on: connect four's tower trained 1.5 to 2 times as fast
+    /// in fp32 and 1.2 times in bf16 on one core of the project's EPYC (docs/results.md,
     /// "Training in mixed precision"; other CPUs are not measured). On CUDA, where it is not
     /// measured yet, and for MLPs the layout stays as it is.
     pub(crate) fn forward_channels_last(&self, obs: &Tensor, train: bool) -> Outputs {
