@@ -303,6 +303,16 @@ pub struct PlayConfig {
     pub num_simulations: usize,
 }
 
+/// A precision setting read: `auto` as bf16 where `bf16_faster`, fp32 elsewhere; a named
+/// precision as itself (validation has refused any other text already).
+fn resolve_precision(setting: &str, bf16_faster: bool) -> zerosum_nn::Precision {
+    match setting {
+        "auto" if bf16_faster => zerosum_nn::Precision::Bf16,
+        "auto" => zerosum_nn::Precision::Fp32,
+        text => zerosum_nn::Precision::parse(text).unwrap_or_default(),
+    }
+}
+
 /// One whole training run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -408,11 +418,7 @@ impl RunConfig {
         } else {
             convolutional && zerosum_nn::Precision::cpu_computes_bf16()
         };
-        match self.precision.as_str() {
-            "auto" if bf16_faster => zerosum_nn::Precision::Bf16,
-            "auto" => zerosum_nn::Precision::Fp32,
-            text => zerosum_nn::Precision::parse(text).unwrap_or_default(),
-        }
+        resolve_precision(&self.precision, bf16_faster)
     }
 
     /// What the learner's forward and backward passes compute in on `device`
@@ -428,11 +434,7 @@ impl RunConfig {
             && convolutional
             && zerosum_nn::Precision::cpu_computes_bf16()
             && zerosum_nn::mixed_precision_available();
-        match self.learner.precision.as_str() {
-            "auto" if bf16_faster => zerosum_nn::Precision::Bf16,
-            "auto" => zerosum_nn::Precision::Fp32,
-            text => zerosum_nn::Precision::parse(text).unwrap_or_default(),
-        }
+        resolve_precision(&self.learner.precision, bf16_faster)
     }
 
     /// Parses TOML text, then applies `key=value` overrides (dotted keys such as

@@ -140,8 +140,8 @@ impl TrainState {
         let device = self.model.device();
         let lr = self.config.learning_rate_at(self.step);
         let outputs = training_forward(&self.model, &batch.obs, self.precision);
-        let (logits, value) = (outputs.policy, outputs.value.to_kind(Kind::Float));
-        let logits = logits.to_kind(Kind::Float);
+        let logits = outputs.policy.to_kind(Kind::Float);
+        let value = outputs.value.to_kind(Kind::Float);
         // Illegal actions get a logit of -1e9 so neither the loss nor the entropy sees them.
         let masked = logits + (&batch.mask - 1.0) * 1e9;
         let log_probs = masked.log_softmax(-1, Kind::Float);
