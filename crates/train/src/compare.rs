@@ -345,15 +345,19 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
         let _ = write!(header, " vs {spec} (W-D-L, score, Elo) |");
         rule.push_str("---|");
     }
-    match (settings.against_first, rows.first()) {
-        (true, Some(first)) => {
+    // One recipe plays no pairs: no column for them.
+    let paired = rows.len() > 1;
+    match (paired, settings.against_first, rows.first()) {
+        (false, _, _) => {}
+        (true, true, Some(first)) => {
             let _ = write!(header, " vs {} (W-D-L, score [95%]) |", first.name);
+            rule.push_str("---|");
         }
-        _ => {
+        (true, _, _) => {
             let _ = write!(header, " round robin (score, Elo vs field) |");
+            rule.push_str("---|");
         }
     }
-    rule.push_str("---|");
     for score in rows.first().map_or(&[][..], |row| &row.accuracy[..]) {
         let _ = write!(header, " errors {} |", score.stage);
         rule.push_str("---|");
@@ -375,28 +379,8 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
                 signed_elo(m.elo())
             );
         }
-        if settings.against_first {
-            match &row.against_first {
-                Some(m) => {
-                    let _ = write!(
-                        line,
-                        " {}-{}-{}, {} |",
-                        m.wins,
-                        m.draws,
-                        m.losses,
-                        m.score_text()
-                    );
-                }
-                None => line.push_str(" |"),
-            }
-        } else {
-            let _ = write!(
-                line,
-                " {:.0}% of {}, {} |",
-                100.0 * row.round_robin_score,
-                row.round_robin_games,
-                signed_elo(elo_of_score(row.round_robin_score))
-            );
+        if paired {
+            line.push_str(&pair_cell(row, settings));
         }
         for score in &row.accuracy {
             let _ = write!(line, " {:.1}% |", 100.0 * score.error_rate());
@@ -404,6 +388,21 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
         let _ = writeln!(out, "{line}");
     }
     out
+}
+
+/// A row's cell of the games between recipes: its match against the first recipe, or its
+/// round robin score.
+fn pair_cell(row: &CompareRow, settings: &CompareSettings) -> String {
+    match (&row.against_first, settings.against_first) {
+        (Some(m), true) => format!(" {}-{}-{}, {} |", m.wins, m.draws, m.losses, m.score_text()),
+        (None, true) => " |".to_string(),
+        (_, false) => format!(
+            " {:.0}% of {}, {} |",
+            100.0 * row.round_robin_score,
+            row.round_robin_games,
+            signed_elo(elo_of_score(row.round_robin_score))
+        ),
+    }
 }
 
 /// The stem of a config path (`configs/c4-gumbel.toml` -> `c4-gumbel`).
@@ -417,6 +416,45 @@ pub fn contender_name(path: &Path) -> String {
 mod tests {
     use super::*;
     use crate::run::tests::tiny;
+
+    /// One recipe plays no other: its table has no column for games between recipes,
+    /// whether or not `against_first` was asked.
+    #[test]
+    fn one_recipe_has_no_column_of_pairs() {
+        let row = CompareRow {
+            name: "connect4".to_string(),
+            generations: 245,
+            steps: 56_483,
+            games: 127_120,
+            references: Vec::new(),
+            round_robin_score: 0.5,
+            round_robin_games: 0,
+            against_first: None,
+            accuracy: Vec::new(),
+        };
+        for against_first in [false, true] {
+            let settings = CompareSettings {
+                minutes: 60.0,
+                seed: 1,
+                out: PathBuf::from("runs/compare"),
+                reference_games: 0,
+                references: Vec::new(),
+                pair_games: 0,
+                against_first,
+                opening_plies: 2,
+                reuse: true,
+                sims: 400,
+                jobs: 1,
+                positions: None,
+            };
+            let table = markdown_table(std::slice::from_ref(&row), &settings);
+            assert_eq!(
+                table,
+                "| recipe | generations | steps | self-play games |\n|---|---|---|---|\n\
+                 | connect4 | 245 | 56483 | 127120 |\n"
+            );
+        }
+    }
 
     /// With `against_first`, only the first recipe's pairs are played, each reported from
     /// the other recipe's side, and the table shows them in place of the round robin; with
