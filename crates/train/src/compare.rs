@@ -347,16 +347,13 @@ pub fn markdown_table(rows: &[CompareRow], settings: &CompareSettings) -> String
     }
     // One recipe plays no pairs: no column for them.
     let paired = rows.len() > 1;
-    match (paired, settings.against_first, rows.first()) {
-        (false, _, _) => {}
-        (true, true, Some(first)) => {
-            let _ = write!(header, " vs {} (W-D-L, score [95%]) |", first.name);
-            rule.push_str("---|");
-        }
-        (true, _, _) => {
+    if paired {
+        if settings.against_first {
+            let _ = write!(header, " vs {} (W-D-L, score [95%]) |", rows[0].name);
+        } else {
             let _ = write!(header, " round robin (score, Elo vs field) |");
-            rule.push_str("---|");
         }
+        rule.push_str("---|");
     }
     for score in rows.first().map_or(&[][..], |row| &row.accuracy[..]) {
         let _ = write!(header, " errors {} |", score.stage);
