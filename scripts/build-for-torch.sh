@@ -3,7 +3,7 @@
 # cluster's module, a GPU machine's image, another minor version than the 2.13.0 that
 # scripts/setup.sh installs).
 #
-#   scripts/build-for-torch.sh TORCH_DIR [--rpath DIR]
+#   scripts/build-for-torch.sh TORCH_DIR [--rpath DIR] [--cuda DIR]
 #
 # TORCH_DIR is that PyTorch's `torch` package folder (the one holding include/ and lib/:
 # `python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))'`) or a libtorch
@@ -19,21 +19,26 @@
 # torch-sys lives under target/, the repository's Cargo.lock is left as it was, and the
 # list of what was left out is printed and kept beside the binary (stubbed.txt). Training in
 # mixed precision (learner.precision = bf16) needs PyTorch 2.4 or later; against an older one
-# crates/nn/build.rs warns and builds it refused, and `auto` stays fp32.
+# crates/nn/build.rs warns and builds it refused, and `auto` stays fp32. Where TORCH_DIR has
+# CUDA, the CUDA graphs shim is built beside the binary too (scripts/build-cuda-graphs.sh;
+# --cuda names the CUDA headers' folder where they are not beside TORCH_DIR); without it
+# the binary runs its networks without graphs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 torch_dir=""
 rpath=""
+cuda=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --rpath) rpath="${2:?--rpath takes a folder}"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --cuda) cuda=(--cuda "${2:?--cuda takes a folder}"); shift 2 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) [ -z "$torch_dir" ] || { echo "build-for-torch: one TORCH_DIR only" >&2; exit 2; }
        torch_dir="$1"; shift ;;
   esac
 done
-[ -n "$torch_dir" ] || { echo "usage: scripts/build-for-torch.sh TORCH_DIR [--rpath DIR]" >&2; exit 2; }
+[ -n "$torch_dir" ] || { echo "usage: scripts/build-for-torch.sh TORCH_DIR [--rpath DIR] [--cuda DIR]" >&2; exit 2; }
 torch_dir=$(cd "$torch_dir" && pwd)
 [ -d "$torch_dir/include/torch" ] && [ -d "$torch_dir/lib" ] || {
   echo "build-for-torch: $torch_dir holds no include/torch and lib/: name a torch package or libtorch folder" >&2
@@ -105,4 +110,8 @@ LIBTORCH="$torch_dir" LIBTORCH_BYPASS_VERSION_CHECK=1 LIBTORCH_CXX11_ABI=1 \
   RUSTFLAGS="-C link-arg=-Wl,-rpath,$rpath -C link-arg=-Wl,--allow-shlib-undefined" \
   cargo build --release -p zerosum --target-dir "$out" \
   --config "patch.crates-io.torch-sys.path=\"$patched\""
+if [ -e "$torch_dir/lib/libtorch_cuda.so" ]; then
+  scripts/build-cuda-graphs.sh "$torch_dir" "$out/release" "${cuda[@]}" ||
+    echo "build-for-torch: no CUDA graphs shim (above): the binary runs its networks without graphs"
+fi
 echo "build-for-torch: done: $out/release/zerosum (PyTorch $version)"

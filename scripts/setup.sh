@@ -22,6 +22,8 @@
 # Then it makes
 #   - .venv/torch, a link to that wheel's torch package (read by .cargo/config.toml)
 #   - target/release/zerosum (the release profile: thin LTO, one codegen unit)
+#   - target/release/libzerosum_cuda_graph.so, the shim that records CUDA graphs (built with
+#     g++ against the wheel's headers and CUDA's crt/ headers, cuda-toolkit[crt]: 134 KB)
 #   - the Python package `zerosum` (crates/python, built with maturin) installed into .venv.
 # On a fresh clone with pip's cache off, the whole script took 9 min 37 s on two cores, of
 # which building the binary 5 min 54 s and the Python package about 2 minutes
@@ -87,6 +89,19 @@ fi
 
 echo "setup: building zerosum (release; about 6 minutes from nothing on two cores)"
 cargo build --release --locked -p zerosum
+# The CUDA graphs shim beside the binary (crates/nn/cpp/cuda_graph.cpp): its C++ needs the
+# CUDA runtime's crt/ headers, which torch's own CUDA wheels leave out (134 KB).
+if [ -e "$torch_dir/lib/libtorch_cuda.so" ]; then
+  if ! .venv/bin/python -c 'import importlib.metadata as m; m.version("nvidia-cuda-crt")' 2>/dev/null; then
+    cuda_toolkit=$(.venv/bin/python -c 'import importlib.metadata as m; print(m.version("cuda-toolkit"))')
+    echo "setup: installing CUDA's crt headers (cuda-toolkit[crt]==$cuda_toolkit) into .venv: to build the CUDA graphs shim"
+    .venv/bin/pip install --quiet --disable-pip-version-check "cuda-toolkit[crt]==$cuda_toolkit"
+  fi
+  shim=target/release/libzerosum_cuda_graph.so
+  if [ ! -e "$shim" ] || [ crates/nn/cpp/cuda_graph.cpp -nt "$shim" ] || [ "$torch_dir/lib/libtorch_cuda.so" -nt "$shim" ]; then
+    scripts/build-cuda-graphs.sh "$torch_dir" target/release
+  fi
+fi
 # The release profile, as the binary: the package reuses everything the binary built.
 echo "setup: building the Python package zerosum into .venv (release; about 2 minutes from nothing)"
 VIRTUAL_ENV="$PWD/.venv" .venv/bin/maturin develop --release --locked --quiet \

@@ -331,6 +331,10 @@ pub struct RunConfig {
     /// where it measured faster: [`RunConfig::inference_precision`]). Training's is
     /// `learner.precision` ([`RunConfig::training_precision`]).
     pub precision: String,
+    /// Whether networks on CUDA replay their forward passes as recorded CUDA graphs: `on`,
+    /// `off`, or `auto` (on where this binary has the shim that records them:
+    /// [`RunConfig::uses_cuda_graphs`]). Ignored on the CPU.
+    pub cuda_graphs: String,
     /// libtorch's intra-op threads; 0 leaves libtorch's default.
     pub torch_threads: usize,
     /// Keep a numbered checkpoint every this many generations (latest is always kept).
@@ -383,6 +387,7 @@ impl Default for RunConfig {
             max_minutes: 0.0,
             device: "auto".to_string(),
             precision: "auto".to_string(),
+            cuda_graphs: "auto".to_string(),
             torch_threads: 0,
             keep_checkpoint_every: 5,
             mode: Mode::Sync,
@@ -421,19 +426,37 @@ impl RunConfig {
         resolve_precision(&self.precision, bf16_faster)
     }
 
+    /// Whether networks on `device` replay recorded CUDA graphs (`cuda_graphs`): `auto` is
+    /// on for CUDA where the shim is there ([`zerosum_nn::cuda_graphs_available`]); `on`
+    /// is on for CUDA, and building the model then fails in one line without the shim.
+    pub fn uses_cuda_graphs(&self, device: zerosum_nn::Device) -> bool {
+        zerosum_nn::cuda_graphs_setting(&self.cuda_graphs, device)
+    }
+
+    /// Whether the learner's steps on `device` replay a recorded CUDA graph
+    /// (`learner.cuda_graphs`, read as [`RunConfig::uses_cuda_graphs`] reads its own).
+    pub fn learner_uses_cuda_graphs(&self, device: zerosum_nn::Device) -> bool {
+        zerosum_nn::cuda_graphs_setting(&self.learner.cuda_graphs, device)
+    }
+
     /// What the learner's forward and backward passes compute in on `device`
     /// (`learner.precision`).
     ///
-    /// `auto` is bf16, under autocast with the weights in f32, for convolutional towers on a
-    /// CPU with bf16 instructions, where connect four's learner ran faster (docs/results.md,
-    /// "Training in mixed precision"); fp32 elsewhere, CUDA included, where it is not
-    /// measured yet.
+    /// `auto` is bf16, under autocast with the weights in f32, where the learner measured
+    /// faster: for convolutional towers on a CPU with bf16 instructions, where connect
+    /// four's learner ran 1.9 to 2.5 times as fast (docs/results.md, "Training in mixed
+    /// precision"), and on CUDA for towers of [`BF16_MIN_CHANNELS`] channels or more (on an
+    /// H200 the 128-channel tower's recorded step ran 1.2 times as fast in bf16, and the
+    /// 32-channel towers' 0.8 times; docs/results.md, "On a GPU"); fp32 elsewhere.
     pub fn training_precision(&self, device: zerosum_nn::Device) -> zerosum_nn::Precision {
         let convolutional = self.model.family != zerosum_nn::Family::Mlp;
-        let bf16_faster = !device.is_cuda()
-            && convolutional
-            && zerosum_nn::Precision::cpu_computes_bf16()
-            && zerosum_nn::mixed_precision_available();
+        let bf16_faster = convolutional
+            && zerosum_nn::mixed_precision_available()
+            && if device.is_cuda() {
+                self.model.channels >= BF16_MIN_CHANNELS
+            } else {
+                zerosum_nn::Precision::cpu_computes_bf16()
+            };
         resolve_precision(&self.learner.precision, bf16_faster)
     }
 
@@ -542,6 +565,12 @@ impl RunConfig {
             if let Err(e) = zerosum_nn::Precision::parse(&self.precision) {
                 errors.push(format!("precision: {e}"));
             }
+        }
+        if !zerosum_nn::is_graphs_setting(&self.cuda_graphs) {
+            errors.push(format!(
+                "cuda_graphs: '{}' is none of auto, on and off",
+                self.cuda_graphs
+            ));
         }
         errors.extend(self.model.validate());
         errors.extend(self.learner.validate());
@@ -941,7 +970,38 @@ mod tests {
     }
 
     #[test]
-    fn auto_training_precision_is_bf16_only_on_a_cpu_that_computes_it() {
+    fn cuda_graphs_are_auto_on_or_off_and_never_on_the_cpu() {
+        let config = |setting: &str| {
+            RunConfig::from_toml(
+                "game = \"connect4\"",
+                &[
+                    format!("cuda_graphs={setting}"),
+                    format!("learner.cuda_graphs={setting}"),
+                ],
+            )
+            .unwrap()
+        };
+        let (cpu, cuda) = (zerosum_nn::Device::Cpu, zerosum_nn::Device::Cuda(0));
+        for setting in ["auto", "on", "off"] {
+            let config = config(setting);
+            assert!(config.clone().resolve().is_ok(), "{setting}");
+            assert!(!config.uses_cuda_graphs(cpu) && !config.learner_uses_cuda_graphs(cpu));
+        }
+        assert!(config("on").uses_cuda_graphs(cuda) && config("on").learner_uses_cuda_graphs(cuda));
+        assert!(!config("off").uses_cuda_graphs(cuda));
+        let auto = zerosum_nn::cuda_graphs_available().is_ok();
+        assert_eq!(config("auto").learner_uses_cuda_graphs(cuda), auto);
+        for key in ["cuda_graphs", "learner.cuda_graphs"] {
+            let config = RunConfig::from_toml("", &[format!("{key}=sometimes")]).unwrap();
+            let Err(refused) = config.resolve() else {
+                panic!("{key} = sometimes was accepted");
+            };
+            assert!(refused.0.contains(key), "{refused}");
+        }
+    }
+
+    #[test]
+    fn auto_training_precision_is_bf16_only_where_the_learner_measured_faster() {
         let config = |family: &str, precision: &str| {
             RunConfig::from_toml(
                 "game = \"connect4\"",
@@ -963,7 +1023,17 @@ mod tests {
         );
         assert_eq!(config("mlp", "auto").training_precision(cpu), fp32);
         let cuda = zerosum_nn::Device::Cuda(0);
-        assert_eq!(config("resnet", "auto").training_precision(cuda), fp32);
+        let mut narrow = config("resnet", "auto");
+        narrow.model.channels = 32;
+        assert_eq!(narrow.training_precision(cuda), fp32);
+        let mut wide = config("resnet", "auto");
+        wide.model.channels = 128;
+        let wide_on_cuda = if zerosum_nn::mixed_precision_available() {
+            bf16
+        } else {
+            fp32
+        };
+        assert_eq!(wide.training_precision(cuda), wide_on_cuda);
         assert_eq!(config("resnet", "fp32").training_precision(cpu), fp32);
         assert_eq!(config("mlp", "bf16").training_precision(cuda), bf16);
         let Err(refused) = RunConfig::from_toml("", &["learner.precision=fp16".to_string()])

@@ -227,6 +227,9 @@ pub struct LearnerConfig {
     /// precision: products in bf16, weights, gradients and optimizer in f32) or `auto` (bf16
     /// where it measured faster: `RunConfig::training_precision` in zerosum-config).
     pub precision: String,
+    /// Whether each step on CUDA replays a recorded CUDA graph: `on`, `off`, or `auto` (on
+    /// where the binary has the shim that records them). Ignored on the CPU.
+    pub cuda_graphs: String,
 }
 
 impl Default for LearnerConfig {
@@ -245,6 +248,7 @@ impl Default for LearnerConfig {
             reply_weight: 0.15,
             curriculum: false,
             precision: "auto".to_string(),
+            cuda_graphs: "auto".to_string(),
         }
     }
 }
@@ -287,6 +291,12 @@ impl LearnerConfig {
             other => errors.push(format!(
                 "learner.precision must be auto, fp32 or bf16, got '{other}'"
             )),
+        }
+        if !crate::graphs::is_graphs_setting(&self.cuda_graphs) {
+            errors.push(format!(
+                "learner.cuda_graphs must be auto, on or off, got '{}'",
+                self.cuda_graphs
+            ));
         }
         errors
     }

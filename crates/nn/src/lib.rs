@@ -25,6 +25,7 @@ mod cuda;
 mod error;
 mod evaluator;
 mod families;
+mod graphs;
 mod model;
 mod onnx;
 mod optimizer;
@@ -36,6 +37,10 @@ pub use config::{Family, LearnerConfig, ModelConfig, OptimizerKind, PolicyLoss};
 pub use error::NnError;
 pub use evaluator::NetEvaluator;
 pub use families::{Outputs, PolicyValueNet};
+pub use graphs::{
+    cuda_graphs_auto, cuda_graphs_available, cuda_graphs_setting, is_graphs_setting, GRAPH_LIBRARY,
+    GRAPH_LIBRARY_VAR,
+};
 pub use model::{
     checkpoint_base, parse_device, with_extension, Ancestor, CheckpointBytes, CheckpointMeta,
     Model, Precision,

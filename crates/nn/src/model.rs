@@ -2,6 +2,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,7 @@ use zerosum_games::Game;
 use crate::config::{Family, ModelConfig};
 use crate::error::NnError;
 use crate::families::{self, Outputs, PolicyValueNet};
+use crate::graphs::GraphedForward;
 
 /// What a checkpoint's JSON sidecar records beside the weights.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -166,6 +168,8 @@ pub struct Model {
     /// The kind of the weights and of what `predict` feeds them: `Float` unless converted
     /// for inference by [`Model::for_inference`].
     kind: Kind,
+    /// Forward passes recorded as CUDA graphs, where [`Model::with_cuda_graphs`] asked.
+    graphs: Option<Mutex<GraphedForward>>,
 }
 
 impl Model {
@@ -200,6 +204,7 @@ impl Model {
             net,
             meta,
             kind: Kind::Float,
+            graphs: None,
         })
     }
 
@@ -262,13 +267,17 @@ impl Model {
     }
 
     /// The forward pass as [`Model::forward_t`], a convolutional family's observations laid
-    /// out channels-last first (the same shape, NHWC strides), which oneDNN's convolutions
-    /// and their gradients run faster on: connect four's tower trained 1.5 to 2 times as fast
-    /// in fp32 and 1.2 times in bf16 on one core of the project's EPYC (docs/results.md,
-    /// "Training in mixed precision"; other CPUs are not measured). On CUDA, where it is not
-    /// measured yet, and for MLPs the layout stays as it is.
-    pub(crate) fn forward_channels_last(&self, obs: &Tensor, train: bool) -> Outputs {
-        if self.meta.model.family == Family::Mlp || self.device().is_cuda() {
+    /// out channels-last first where `channels_last` (the same shape, NHWC strides), which
+    /// oneDNN's convolutions and their gradients run faster on: connect four's tower trained
+    /// 1.5 to 2 times as fast in fp32 and 1.2 times in bf16 on one core of the project's EPYC
+    /// (docs/results.md, "Training in mixed precision"). MLPs keep their layout.
+    pub(crate) fn forward_in_layout(
+        &self,
+        obs: &Tensor,
+        train: bool,
+        channels_last: bool,
+    ) -> Outputs {
+        if self.meta.model.family == Family::Mlp || !channels_last {
             return self.forward_t(obs, train);
         }
         let [c, h, w] = self.meta.obs_shape;
@@ -283,6 +292,15 @@ impl Model {
     /// Inference on a flat batch `[B * obs_len]`, writing logits `[B * A]` and values `[B]`.
     pub fn predict(&self, obs: &[f32], batch: usize, logits: &mut [f32], values: &mut [f32]) {
         let _guard = tch::no_grad_guard();
+        if let Some(graphs) = &self.graphs {
+            let mut graphs = graphs.lock().unwrap_or_else(|e| e.into_inner());
+            let [c, h, w] = self.meta.obs_shape;
+            let input = (self.device(), self.kind, c * h * w);
+            let forward = |obs: &Tensor| self.forward_t(obs, false);
+            if graphs.predict(forward, input, obs, batch, logits, values) {
+                return;
+            }
+        }
         let input = Tensor::from_slice(obs)
             .to_device(self.device())
             .to_kind(self.kind);
@@ -291,6 +309,25 @@ impl Model {
         let value = value.to_device(Device::Cpu).to_kind(Kind::Float);
         policy.copy_data(logits, batch * self.meta.num_actions);
         value.copy_data(values, batch);
+    }
+
+    /// The largest difference between a weight of this model and the same weight of
+    /// `other` (of the same shape), over the largest weight: how far two runs of the same
+    /// steps drifted apart. Infinite where the two have other variables.
+    pub fn weight_drift(&self, other: &Model) -> f64 {
+        let _guard = tch::no_grad_guard();
+        let theirs = other.vs.variables();
+        let (mut largest, mut difference) = (0.0f64, 0.0f64);
+        for (name, mine) in self.vs.variables() {
+            let Some(their) = theirs.get(&name).filter(|t| t.size() == mine.size()) else {
+                return f64::INFINITY;
+            };
+            let mine = mine.to_kind(Kind::Double);
+            let their = their.to_kind(Kind::Double);
+            largest = largest.max(mine.abs().max().double_value(&[]));
+            difference = difference.max((&mine - &their).abs().max().double_value(&[]));
+        }
+        difference / largest.max(f64::MIN_POSITIVE)
     }
 
     /// A second model with the same weights (for another thread).
@@ -308,7 +345,29 @@ impl Model {
             copy.vs.set_kind(self.kind);
             copy.kind = self.kind;
         }
+        copy.graphs = self.graphs.as_ref().map(|_| Mutex::default());
         Ok(copy)
+    }
+
+    /// The model with its forward passes recorded as CUDA graphs (`on`, on a CUDA device),
+    /// one per power-of-two batch size as batches first need them, or run as they are
+    /// (`!on`). Fails where graphs are asked for and this process cannot record them (no
+    /// shim: [`cuda_graphs_available`](crate::cuda_graphs_available) says why); a recording
+    /// that fails later prints one warning and the network runs without.
+    pub fn with_cuda_graphs(mut self, on: bool) -> Result<Model, NnError> {
+        self.graphs = None;
+        if on && self.device().is_cuda() {
+            crate::graphs::cuda_graphs_available().map_err(|why| {
+                NnError::BadConfig(format!("cuda_graphs = \"on\" cannot be met: {why}"))
+            })?;
+            self.graphs = Some(Mutex::default());
+        }
+        Ok(self)
+    }
+
+    /// Whether forward passes run as recorded CUDA graphs ([`Model::with_cuda_graphs`]).
+    pub fn uses_cuda_graphs(&self) -> bool {
+        self.graphs.is_some()
     }
 
     /// The model for inference in `precision`: weights, batch-norm statistics and inputs in
@@ -319,6 +378,10 @@ impl Model {
         if kind != self.kind {
             self.vs.set_kind(kind);
             self.kind = kind;
+            // The recorded passes read the weights they were recorded with.
+            if self.graphs.is_some() {
+                self.graphs = Some(Mutex::default());
+            }
         }
         self
     }

@@ -70,6 +70,34 @@ impl Optimizer {
     /// Minimises `loss` by one step of size `lr`, the gradients' global norm first clipped
     /// to `clip` when it is positive.
     pub fn step(&mut self, loss: &Tensor, lr: f64, clip: f64) {
+        self.steps += 1;
+        let rate = Rate::Host {
+            lr,
+            steps: self.steps,
+        };
+        self.step_at(loss, rate, clip);
+    }
+
+    /// One step as [`Optimizer::step`], its size and Adam's bias corrections read from
+    /// `scalars` on the device when it runs, so that a recorded step replays with each
+    /// step's own (filled in by [`DeviceScalars::fill`] before each replay).
+    pub(crate) fn step_on_device(&mut self, loss: &Tensor, scalars: &DeviceScalars, clip: f64) {
+        self.step_at(loss, Rate::Device(scalars), clip);
+    }
+
+    /// Counts a step taken by replaying a recorded [`Optimizer::step_on_device`]; returns
+    /// the count, for its scalars.
+    pub(crate) fn count_step(&mut self) -> i64 {
+        self.steps += 1;
+        self.steps
+    }
+
+    /// Takes back a step counted for a replay that did not run.
+    pub(crate) fn uncount_step(&mut self) {
+        self.steps -= 1;
+    }
+
+    fn step_at(&mut self, loss: &Tensor, rate: Rate, clip: f64) {
         for (_, param) in &mut self.params {
             param.zero_grad();
         }
@@ -101,22 +129,13 @@ impl Optimizer {
                 }
             }
         }
-        self.steps += 1;
         if grads.iter().all(Tensor::defined) {
             // One pass over all the variables at once: a step costs a few kernels instead
             // of a dozen per variable, and every element sees the same arithmetic.
             let flat: Vec<Tensor> = grads.iter().map(|g| g.view([-1])).collect();
             let grad = Tensor::cat(&flat, 0);
             let (first, second) = (&mut self.first_flat, &mut self.second_flat);
-            let update = update(
-                self.kind,
-                self.momentum,
-                self.steps,
-                first,
-                second,
-                &grad,
-                lr,
-            );
+            let update = update(self.kind, self.momentum, rate, first, second, &grad);
             for ((_, param), &(offset, count)) in self.params.iter().zip(&self.spans) {
                 let part = update.narrow(0, offset, count).view_as(param);
                 let _ = param.shallow_clone().g_add_(&part);
@@ -128,15 +147,7 @@ impl Optimizer {
                 continue;
             }
             let (first, second) = (&mut self.first[index], &mut self.second[index]);
-            let update = update(
-                self.kind,
-                self.momentum,
-                self.steps,
-                first,
-                second,
-                grad,
-                lr,
-            );
+            let update = update(self.kind, self.momentum, rate, first, second, grad);
             let _ = self.params[index].1.shallow_clone().g_add_(&update);
         }
     }
@@ -214,43 +225,102 @@ fn shaped_views(flat: &Tensor, params: &[(String, Tensor)], spans: &[(i64, i64)]
         .collect()
 }
 
-/// The change `kind` makes at step `steps` to the variables of `grad`, `first` and `second`
+/// A step's size and Adam's bias corrections: numbers on the host, or tensors on the
+/// device that a recorded step reads as it replays.
+#[derive(Clone, Copy)]
+enum Rate<'a> {
+    Host { lr: f64, steps: i64 },
+    Device(&'a DeviceScalars),
+}
+
+/// The per-step numbers of a recorded step, as one-element f32 tensors on the device.
+pub(crate) struct DeviceScalars {
+    /// `-lr`: SGD's factor.
+    neg_lr: Tensor,
+    /// `-lr / (1 - beta1^t)`: Adam's factor.
+    adam_factor: Tensor,
+    /// `1 / sqrt(1 - beta2^t)` in f32: Adam's second correction, as a multiplier.
+    adam_root_inverse: Tensor,
+}
+
+impl DeviceScalars {
+    pub(crate) fn new(device: tch::Device) -> DeviceScalars {
+        let one = || Tensor::ones([], (Kind::Float, device));
+        DeviceScalars {
+            neg_lr: one(),
+            adam_factor: one(),
+            adam_root_inverse: one(),
+        }
+    }
+
+    /// Sets the numbers of step `steps` (counted from 1) at learning rate `lr`, computed on
+    /// the host in f64 as [`Optimizer::step`] computes them.
+    pub(crate) fn fill(&mut self, lr: f64, steps: i64) {
+        let (correction1, correction2) = corrections(steps);
+        let _ = self.neg_lr.fill_(-lr);
+        let _ = self.adam_factor.fill_(-lr / correction1);
+        // libtorch divides an f32 tensor by a host number as a product with its f32
+        // reciprocal: the same product here keeps the recorded step's rounding the same.
+        let inverse = 1.0f32 / correction2.sqrt() as f32;
+        let _ = self.adam_root_inverse.fill_(f64::from(inverse));
+    }
+}
+
+/// Adam's bias corrections at step `steps`: `1 - beta1^t` and `1 - beta2^t`.
+fn corrections(steps: i64) -> (f64, f64) {
+    (
+        1.0 - BETA1.powi(steps as i32),
+        1.0 - BETA2.powi(steps as i32),
+    )
+}
+
+/// The change `kind` makes at `rate` to the variables of `grad`, `first` and `second`
 /// their state (SGD's momentum; Adam's moment estimates).
 fn update(
     kind: OptimizerKind,
     momentum: f64,
-    steps: i64,
+    rate: Rate,
     first: &mut Tensor,
     second: &mut Tensor,
     grad: &Tensor,
-    lr: f64,
 ) -> Tensor {
     match kind {
-        OptimizerKind::Sgd => sgd_update(first, grad, momentum, lr),
-        OptimizerKind::Adam => adam_update(first, second, grad, steps, lr),
+        OptimizerKind::Sgd => sgd_update(first, grad, momentum, rate),
+        OptimizerKind::Adam => adam_update(first, second, grad, rate),
     }
 }
 
 /// PyTorch's SGD with Nesterov momentum (dampening 0), plain SGD at momentum 0: the change
 /// to add to the variables of `grad`, `buffer` their momentum.
-fn sgd_update(buffer: &mut Tensor, grad: &Tensor, momentum: f64, lr: f64) -> Tensor {
+fn sgd_update(buffer: &mut Tensor, grad: &Tensor, momentum: f64, rate: Rate) -> Tensor {
+    let scale = |t: Tensor| match rate {
+        Rate::Host { lr, .. } => t * -lr,
+        Rate::Device(scalars) => t * &scalars.neg_lr,
+    };
     if momentum == 0.0 {
-        return grad * -lr;
+        return scale(grad.shallow_clone());
     }
     let _ = buffer.g_mul_scalar_(momentum).g_add_(grad);
     let update = grad + &*buffer * momentum;
-    update * -lr
+    scale(update)
 }
 
-/// PyTorch's Adam (no weight decay, no AMSGrad) at step `steps`: the change to add to the
+/// PyTorch's Adam (no weight decay, no AMSGrad) at `rate`: the change to add to the
 /// variables of `grad`, `m` and `v` their moment estimates.
-fn adam_update(m: &mut Tensor, v: &mut Tensor, grad: &Tensor, steps: i64, lr: f64) -> Tensor {
+fn adam_update(m: &mut Tensor, v: &mut Tensor, grad: &Tensor, rate: Rate) -> Tensor {
     let _ = m.g_mul_scalar_(BETA1).g_add_(&(grad * (1.0 - BETA1)));
     let _ = v
         .g_mul_scalar_(BETA2)
         .g_add_(&(grad * grad * (1.0 - BETA2)));
-    let correction1 = 1.0 - BETA1.powi(steps as i32);
-    let correction2 = 1.0 - BETA2.powi(steps as i32);
-    let denominator = v.sqrt() / correction2.sqrt() + EPSILON;
-    &*m / denominator * (-lr / correction1)
+    match rate {
+        Rate::Host { lr, steps } => {
+            let (correction1, correction2) = corrections(steps);
+            let denominator = v.sqrt() / correction2.sqrt() + EPSILON;
+            &*m / denominator * (-lr / correction1)
+        }
+        Rate::Device(scalars) => {
+            let denominator = v.sqrt() * &scalars.adam_root_inverse + EPSILON;
+            &*m / denominator * &scalars.adam_factor
+        }
+    }
 }

@@ -102,12 +102,15 @@ impl Tuning {
         }
     }
 
-    /// `model` in the precision this sets.
-    fn network(&self, model: Model) -> Model {
-        match self.precision {
+    /// `model` in the precision this sets, its forward passes replayed as CUDA graphs where
+    /// `cuda_graphs = "auto"` would.
+    fn network(&self, model: Model) -> Result<Model, zerosum_nn::NnError> {
+        let model = match self.precision {
             Some(precision) => model.for_inference(precision),
             None => model,
-        }
+        };
+        let graphs = zerosum_nn::cuda_graphs_auto(model.device());
+        model.with_cuda_graphs(graphs)
     }
 }
 
@@ -558,7 +561,7 @@ pub fn build_agent<G: Game>(
                 zerosum_store::checkpoints::load_location(&path.to_string_lossy(), game, device)?;
             Box::new(MctsAgent::with_network(
                 format!("checkpoint:{}", path.display()),
-                tuning.network(model),
+                tuning.network(model)?,
                 game,
                 tuning.search(search)?,
                 sims.unwrap_or(default_sims),
@@ -573,7 +576,7 @@ pub fn build_agent<G: Game>(
             };
             Box::new(MctsAgent::with_network(
                 model.player_name(),
-                tuning.network(network),
+                tuning.network(network)?,
                 game,
                 tuning.search(search)?,
                 sims.unwrap_or(model.sims),

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use zerosum_games::Game;
-use zerosum_nn::{InferenceServer, Model, NetEvaluator};
+use zerosum_nn::{InferenceServer, Model, NetEvaluator, NnError};
 use zerosum_search::Evaluator;
 
 use crate::error::TrainError;
@@ -75,10 +75,16 @@ pub fn run_self_play<G: Game>(
     let Lineup { networks, seats } = lineup;
     let device = networks[0].1.device();
     let precision = config.inference_precision(device);
+    let graphs = config.uses_cuda_graphs(device);
     let networks: Vec<(String, Model)> = networks
         .into_iter()
-        .map(|(name, model)| (name, model.for_inference(precision)))
-        .collect();
+        .map(|(name, model)| {
+            Ok((
+                name,
+                model.for_inference(precision).with_cuda_graphs(graphs)?,
+            ))
+        })
+        .collect::<Result<_, NnError>>()?;
     let served = config.self_play.uses_server(device);
     let learner_threads = zerosum_nn::torch_threads();
     // The learner's intra-op threads would oversubscribe the cores once per worker: each

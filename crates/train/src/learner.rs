@@ -602,7 +602,8 @@ fn resume_training<G: Game>(
     let step = model.meta().step;
     let base = names::checkpoint(model.meta().generation);
     let mut training = zerosum_nn::TrainState::new(model, &config.learner, step)?
-        .with_precision(config.training_precision(device))?;
+        .with_precision(config.training_precision(device))?
+        .with_cuda_graphs(config.learner_uses_cuda_graphs(device))?;
     // The optimizer's state goes on where it stopped; a state for another optimizer (the
     // config changed on resume) starts afresh, as a new run would.
     if let Some(state) = store.get(&names::optimizer(&base))? {

@@ -13,7 +13,8 @@ use rand::{Rng, SeedableRng};
 use zerosum_config::{ResolvedConfig, RunConfig};
 use zerosum_games::{with_game, Game};
 use zerosum_nn::{
-    parse_device, Batch, DeviceBatch, Model, NetEvaluator, PendingLosses, Precision, TrainState,
+    parse_device, Batch, Device, DeviceBatch, Model, NetEvaluator, OptimizerKind, PendingLosses,
+    Precision, TrainState,
 };
 use zerosum_search::{
     search_one, EvalCache, Evaluator, RolloutEvaluator, SearchConfig, Tree, UniformEvaluator,
@@ -111,14 +112,11 @@ impl Summary {
         self.fields.push((key.to_string(), value.to_string()));
     }
 
-    /// Adds each precision's bare forward rate at the last batch size of `forward`.
-    fn add_forward(&mut self, forward: &[(usize, Vec<f64>)], precisions: &[Precision]) {
+    /// Adds each column's bare forward rate at the last batch size of `forward`.
+    fn add_forward(&mut self, forward: &[(usize, Vec<f64>)], columns: &[Column]) {
         if let Some(&(batch, ref rates)) = forward.last() {
-            for (precision, rate) in precisions.iter().zip(rates) {
-                self.add(
-                    &format!("forward_{}_{batch}", precision.name()),
-                    rate.round(),
-                );
+            for (column, rate) in columns.iter().zip(rates) {
+                self.add(&format!("forward_{}_{batch}", column.key()), rate.round());
             }
         }
     }
@@ -131,6 +129,42 @@ impl Summary {
             .map(|(key, value)| format!("{key}={value}"))
             .collect();
         format!("summary: {}", line.join(" "))
+    }
+}
+
+/// One way of running the network measured side by side: a precision, and on CUDA
+/// whether its forward passes replay recorded CUDA graphs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Column {
+    precision: Precision,
+    graphs: bool,
+}
+
+impl Column {
+    /// The columns for `precisions` on `device`: each as it runs, then on CUDA where graphs
+    /// can be recorded each replayed.
+    fn all(precisions: &[Precision], device: Device) -> Vec<Column> {
+        let graphs = device.is_cuda() && zerosum_nn::cuda_graphs_available().is_ok();
+        let plain = precisions.iter().map(|&precision| Column {
+            precision,
+            graphs: false,
+        });
+        let graphed = precisions
+            .iter()
+            .filter(|_| graphs)
+            .map(|&precision| Column {
+                precision,
+                graphs: true,
+            });
+        plain.chain(graphed).collect()
+    }
+
+    /// `fp32`, `bf16_graph`: its summary key and heading.
+    fn key(self) -> String {
+        match self.graphs {
+            false => self.precision.name().to_string(),
+            true => format!("{}_graph", self.precision.name()),
+        }
     }
 }
 
@@ -161,9 +195,18 @@ fn bench<G: Game>(
     let mut summary = Summary::default();
     summary.add("device", format!("{device:?}").to_lowercase());
     let mut forward = Vec::new();
+    let columns = Column::all(precisions, device);
     if wants(Section::Forward) || wants(Section::SelfPlay) {
-        forward = forward_rates(initial, &model, args, precisions, budget, &mut rng)?;
-        summary.add_forward(&forward, precisions);
+        forward = forward_rates(
+            initial,
+            &model,
+            args,
+            &columns,
+            budget,
+            &mut rng,
+            &mut summary,
+        )?;
+        summary.add_forward(&forward, &columns);
     }
     if wants(Section::SelfPlay) {
         self_play_rate(
@@ -172,7 +215,7 @@ fn bench<G: Game>(
             &model,
             args,
             &forward,
-            precisions,
+            &columns,
             &mut rng,
             &mut summary,
         )?;
@@ -224,24 +267,27 @@ fn calls_per_second(budget: Duration, mut work: impl FnMut()) -> f64 {
     calls as f64 / start.elapsed().as_secs_f64()
 }
 
-/// The bare forward rate (observe, forward, copy out) at each batch size, one column per
-/// precision: `(batch, rates)` rows.
+/// The bare forward rate (observe, forward, copy out) at each batch size, one per column:
+/// `(batch, rates)` rows.
 fn forward_rates<G: Game>(
     initial: &G,
     model: &Model,
     args: &Args,
-    precisions: &[Precision],
+    columns: &[Column],
     budget: Duration,
     rng: &mut SmallRng,
+    summary: &mut Summary,
 ) -> Result<Vec<(usize, Vec<f64>)>> {
-    let models = precisions
+    let models = columns
         .iter()
-        .map(|&p| Ok::<_, zerosum_nn::NnError>(model.try_clone()?.for_inference(p)))
+        .map(|c| {
+            let copy = model.try_clone()?.for_inference(c.precision);
+            copy.with_cuda_graphs(c.graphs)
+        })
         .collect::<Result<Vec<_>, _>>()?;
-    let names: Vec<String> = precisions
-        .iter()
-        .map(|p| format!("{:>12}", p.name()))
-        .collect();
+    let names: Vec<String> = columns.iter().map(|c| format!("{:>12}", c.key())).collect();
+    // Per precision: the largest difference a graph's outputs showed.
+    let mut graph_apart = [0.0f32; 3];
     println!("bare forward, positions/s (observe + forward + copy out):");
     println!("  batch {}", names.join(""));
     let obs_len = initial.obs_len();
@@ -266,8 +312,52 @@ fn forward_rates<G: Game>(
         let cells: Vec<String> = rates.iter().map(|r| format!("{r:>12.0}")).collect();
         println!("  {batch:>5} {}", cells.join(""));
         rows.push((batch, rates));
+        for (column, model) in columns.iter().zip(&models).filter(|(c, _)| c.graphs) {
+            let plain = columns
+                .iter()
+                .position(|c| c.precision == column.precision && !c.graphs);
+            if let Some(plain) = plain {
+                let apart = outputs_apart(&models[plain], model, &obs, batch);
+                let worst = &mut graph_apart[column.precision as usize];
+                *worst = worst.max(apart);
+            }
+        }
+    }
+    for column in columns.iter().filter(|c| c.graphs) {
+        let apart = graph_apart[column.precision as usize];
+        println!(
+            "  {}: outputs at most {apart:.1e} from the passes run as they are, over these batches",
+            column.key()
+        );
+        summary.add(
+            &format!("graph_apart_{}", column.precision.name()),
+            format!("{apart:.1e}"),
+        );
     }
     Ok(rows)
+}
+
+/// The largest difference between `a`'s and `b`'s logits and values on `batch` rows of
+/// `obs`: the same network run two ways.
+fn outputs_apart(a: &Model, b: &Model, obs: &[f32], batch: usize) -> f32 {
+    let actions = a.meta().num_actions;
+    let run = |model: &Model| {
+        let (mut logits, mut values) = (vec![f32::NAN; batch * actions], vec![f32::NAN; batch]);
+        model.predict(obs, batch, &mut logits, &mut values);
+        logits.extend(values);
+        logits
+    };
+    let (x, y) = (run(a), run(b));
+    x.iter()
+        .zip(&y)
+        .map(|(p, q)| {
+            if p.is_nan() || q.is_nan() {
+                f32::INFINITY
+            } else {
+                (p - q).abs()
+            }
+        })
+        .fold(0.0, f32::max)
 }
 
 /// Self-play as a synchronous generation plays it, cache off: evaluations/s, the mean
@@ -279,7 +369,7 @@ fn self_play_rate<G: Game>(
     model: &Model,
     args: &Args,
     forward: &[(usize, Vec<f64>)],
-    precisions: &[Precision],
+    columns: &[Column],
     rng: &mut SmallRng,
     summary: &mut Summary,
 ) -> Result<()> {
@@ -291,7 +381,10 @@ fn self_play_rate<G: Game>(
     let per_round = run.self_play.batch_games * threads;
     let games = args.games.unwrap_or(2 * per_round);
     let server = run.self_play.uses_server(device);
-    let precision = run.inference_precision(device);
+    let column = Column {
+        precision: run.inference_precision(device),
+        graphs: run.uses_cuda_graphs(device),
+    };
     let ceiling_batch = if server {
         run.self_play.server_batch(device, threads)
     } else {
@@ -310,7 +403,7 @@ fn self_play_rate<G: Game>(
             "a network per thread".to_string()
         },
         run.search.num_simulations,
-        precision.name(),
+        column.key(),
     );
     println!(
         "  {:>10.0} simulations/s, {} games finished in {seconds:.1} s",
@@ -324,17 +417,18 @@ fn self_play_rate<G: Game>(
     println!("  {eval_rate:>10.0} network evaluations/s at a mean batch of {mean_batch:.1}");
     summary.add("selfplay_evals", eval_rate.round());
     summary.add("selfplay_mean_batch", format!("{mean_batch:.1}"));
-    let ceiling = bare_ceiling(forward, precisions, precision, ceiling_batch);
-    report_ceiling(eval_rate, ceiling, precision, summary);
+    summary.add("selfplay_graphs", column.graphs);
+    let ceiling = bare_ceiling(forward, columns, column, ceiling_batch);
+    report_ceiling(eval_rate, ceiling, column, summary);
     Ok(())
 }
 
-/// Says what share of the bare forward rate `ceiling`, `(batch, rate)`, of `precision`
+/// Says what share of the bare forward rate `ceiling`, `(batch, rate)`, of `column`
 /// self-play's `eval_rate` reached, or that there is none to compare with.
 fn report_ceiling(
     eval_rate: f64,
     ceiling: Option<(usize, f64)>,
-    precision: Precision,
+    column: Column,
     summary: &mut Summary,
 ) {
     match ceiling {
@@ -342,14 +436,14 @@ fn report_ceiling(
             println!(
                 "  = {:.0}% of the bare {} forward rate at batch {batch}",
                 100.0 * eval_rate / rate,
-                precision.name()
+                column.key()
             );
             summary.add("selfplay_ceiling_batch", batch);
             summary.add("selfplay_ratio", format!("{:.2}", eval_rate / rate));
         }
         None => println!(
             "  (no bare {} forward rate measured to compare with: add it to --precisions)",
-            precision.name()
+            column.key()
         ),
     }
 }
@@ -390,16 +484,16 @@ fn timed_self_play<G: Game>(
     Ok(counters)
 }
 
-/// `(batch, rate)`: the bare forward rate of `precision` at the largest batch the network
+/// `(batch, rate)`: the bare forward rate of `column` at the largest batch the network
 /// could see, `ceiling_batch`: at the smallest measured batch that large, or the largest
-/// measured; `None` when `precision` was not measured.
+/// measured; `None` when `column` was not measured.
 fn bare_ceiling(
     forward: &[(usize, Vec<f64>)],
-    precisions: &[Precision],
-    precision: Precision,
+    columns: &[Column],
+    column: Column,
     ceiling_batch: usize,
 ) -> Option<(usize, f64)> {
-    let column = precisions.iter().position(|&p| p == precision);
+    let column = columns.iter().position(|&c| c == column);
     column.and_then(|c| {
         let row = forward
             .iter()
@@ -436,8 +530,10 @@ fn random_batch<G: Game>(initial: &G, size: usize, rng: &mut SmallRng) -> Batch 
 
 /// The learner's samples/s against the bare forward and backward of the same batch, in
 /// each of `precisions` that training takes (fp32 and bf16; fp16 is not one), the config's
-/// own marked. The summary's `learner_samples` and `learner_bare` are fp32's, the others
-/// carry their precision's name.
+/// own marked, and on CUDA where graphs can be recorded, each with its step replayed as a
+/// graph too (after a check that the graph's steps give the unrecorded steps' weights). The
+/// summary's `learner_samples` and `learner_bare` are fp32's, the others carry their
+/// precision's name and `_graph`.
 fn learner_rate<G: Game>(
     initial: &G,
     config: &ResolvedConfig,
@@ -456,31 +552,103 @@ fn learner_rate<G: Game>(
         .map(|b| DeviceBatch::upload(b, model.device()))
         .collect();
     let configured = config.training_precision(model.device());
+    let graphs = model.device().is_cuda() && zerosum_nn::cuda_graphs_available().is_ok();
     println!("learner (batch {size}):");
+    if graphs {
+        graph_drift(config, model, &on_device, summary)?;
+    }
     for &precision in precisions.iter().filter(|&&p| p != Precision::Fp16) {
         let bare =
             size as f64 * zerosum_nn::forward_backward_rate(model, &batches[0], precision, budget)?;
-        let mut learner =
-            TrainState::new(model.try_clone()?, &config.learner, 0)?.with_precision(precision)?;
-        let steps = steps_per_second(&mut learner, &on_device, budget);
-        let rate = size as f64 * steps;
-        let mark = if precision == configured {
-            " (the config's)"
-        } else {
-            ""
-        };
+        // On CUDA: as a step runs unrecorded (its default layout), then recorded with the
+        // observations as they come (NCHW) and channels-last.
+        let variants = [(false, false), (true, false), (true, true)];
+        for (graphed, nhwc) in variants.into_iter().filter(|&(g, _)| !g || graphs) {
+            let mut learner = TrainState::new(model.try_clone()?, &config.learner, 0)?
+                .with_precision(precision)?
+                .with_cuda_graphs(graphed)?;
+            if graphed {
+                learner = learner.with_channels_last(nhwc);
+            }
+            let steps = steps_per_second(&mut learner, &on_device, budget);
+            let rate = size as f64 * steps;
+            let mark = if precision == configured {
+                " (the config's)"
+            } else {
+                ""
+            };
+            let how = match (graphed, nhwc) {
+                (false, _) => "",
+                (true, false) => ", CUDA graph, NCHW",
+                (true, true) => ", CUDA graph, channels-last",
+            };
+            println!(
+                "  {:>4}{how}{mark}: {rate:>10.0} samples/s in gradient steps ({:.1} ms a step), {:.0}% of the bare forward and backward ({bare:.0}/s)",
+                precision.name(),
+                1000.0 / steps,
+                100.0 * rate / bare
+            );
+            let mut suffix = match precision {
+                Precision::Fp32 => String::new(),
+                other => format!("_{}", other.name()),
+            };
+            if graphed {
+                suffix.push_str("_graph");
+                if nhwc {
+                    suffix.push_str("_nhwc");
+                }
+            } else {
+                summary.add(&format!("learner_bare{suffix}"), bare.round());
+            }
+            summary.add(&format!("learner_samples{suffix}"), rate.round());
+        }
+    }
+    Ok(())
+}
+
+/// Takes the same 16 fp32 steps from the same weights three times, twice as they run and
+/// once replayed from a recorded graph, with Adam and with SGD, and reports how far apart
+/// the weights end (relative to the largest weight): the graph against the steps as they
+/// run, beside two runs of the steps as they run, whose distance is the device's own
+/// nondeterminism (atomic additions in the backward pass). Adam's normalised steps make a
+/// tiny difference in a gradient a whole step for weights whose gradient is nearly zero,
+/// so its distances are far larger than SGD's. Summary: `learner_graph_drift_KIND` and
+/// `learner_drift_floor_KIND`.
+fn graph_drift(
+    config: &ResolvedConfig,
+    model: &Model,
+    batches: &[DeviceBatch],
+    summary: &mut Summary,
+) -> Result<()> {
+    for kind in [OptimizerKind::Adam, OptimizerKind::Sgd] {
+        let mut learner_config = config.learner.clone();
+        learner_config.optimizer = kind;
+        let mut trained = Vec::new();
+        for graphed in [false, false, true] {
+            let mut learner = TrainState::new(model.try_clone()?, &learner_config, 0)?
+                .with_precision(Precision::Fp32)?
+                .with_cuda_graphs(graphed)?;
+            let pending: Vec<PendingLosses> = (0..16)
+                .map(|i| learner.step_on(&batches[i % batches.len()]))
+                .collect();
+            let losses = PendingLosses::read_all(pending);
+            trained.push((learner, losses.last().map_or(f64::NAN, |l| l.total)));
+        }
+        let floor = trained[0].0.model().weight_drift(trained[1].0.model());
+        let drift = trained[0].0.model().weight_drift(trained[2].0.model());
+        let name = format!("{kind:?}").to_lowercase();
         println!(
-            "  {:>4}{mark}: {rate:>10.0} samples/s in gradient steps ({:.1} ms a step), {:.0}% of the bare forward and backward ({bare:.0}/s)",
-            precision.name(),
-            1000.0 / steps,
-            100.0 * rate / bare
+            "  16 fp32 steps of {name}, recorded against as they run: weights {drift:.1e} apart (of the largest); as they run, twice: {floor:.1e}; last losses {:.6}, {:.6}, {:.6}",
+            trained[0].1, trained[1].1, trained[2].1
         );
-        let suffix = match precision {
-            Precision::Fp32 => String::new(),
-            other => format!("_{}", other.name()),
-        };
-        summary.add(&format!("learner_samples{suffix}"), rate.round());
-        summary.add(&format!("learner_bare{suffix}"), bare.round());
+        summary.add(
+            &format!("learner_graph_drift_{name}"),
+            format!("{drift:.1e}"),
+        );
+        summary.add(
+            &format!("learner_drift_floor_{name}"),
+            format!("{floor:.1e}"),
+        );
     }
     Ok(())
 }
@@ -515,7 +683,53 @@ fn interactive_rate<G: Game>(
         "interactive search ({} simulations from the start):",
         args.sims
     );
-    let mut evaluator = NetEvaluator::new(model.try_clone()?, initial);
+    let device = model.device();
+    let graphs = config.uses_cuda_graphs(device);
+    // With graphs on, the same search without them too: what the graphs bought.
+    let variants = if graphs {
+        vec![true, false]
+    } else {
+        vec![false]
+    };
+    for graphs in variants {
+        let network = model.try_clone()?.with_cuda_graphs(graphs)?;
+        let mut evaluator = NetEvaluator::new(network, initial);
+        let suffix = if graphs || !device.is_cuda() {
+            ""
+        } else {
+            "_eager"
+        };
+        let heading = match (device.is_cuda(), graphs) {
+            (false, _) => "",
+            (true, true) => ", CUDA graphs",
+            (true, false) => ", no CUDA graphs",
+        };
+        interactive_leaves(
+            initial,
+            config,
+            args,
+            &mut evaluator,
+            rng,
+            summary,
+            suffix,
+            heading,
+        );
+    }
+    Ok(())
+}
+
+/// The interactive search at each of `args.leaves`, through `evaluator`.
+#[allow(clippy::too_many_arguments)]
+fn interactive_leaves<G: Game>(
+    initial: &G,
+    config: &ResolvedConfig,
+    args: &Args,
+    evaluator: &mut NetEvaluator<G>,
+    rng: &mut SmallRng,
+    summary: &mut Summary,
+    suffix: &str,
+    heading: &str,
+) {
     for &leaves in &args.leaves {
         let mut search = config.search.clone();
         search.leaves = leaves;
@@ -523,7 +737,7 @@ fn interactive_rate<G: Game>(
         let mut tree = Tree::new(initial.clone());
         search_one(
             &mut tree,
-            &mut evaluator,
+            evaluator,
             &search,
             8,
             &mut EvalCache::new(0),
@@ -534,7 +748,7 @@ fn interactive_rate<G: Game>(
         let mut tree = Tree::new(initial.clone());
         search_one(
             &mut tree,
-            &mut evaluator,
+            evaluator,
             &search,
             args.sims,
             &mut EvalCache::new(0),
@@ -542,12 +756,11 @@ fn interactive_rate<G: Game>(
         );
         let rate = args.sims as f64 / start.elapsed().as_secs_f64();
         println!(
-            "  leaves {leaves:>3}: {rate:>10.0} simulations/s, {} network calls",
+            "  leaves {leaves:>3}{heading}: {rate:>10.0} simulations/s, {} network calls",
             evaluator.calls - calls
         );
-        summary.add(&format!("interactive_{leaves}"), rate.round());
+        summary.add(&format!("interactive_{leaves}{suffix}"), rate.round());
     }
-    Ok(())
 }
 
 /// The search without a network, from the start: rollout MCTS as `mcts:N` plays it (one
