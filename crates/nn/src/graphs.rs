@@ -249,12 +249,14 @@ pub(crate) struct GraphedForward {
 
 impl GraphedForward {
     /// Inference on `batch` rows of `obs` through a recorded forward pass, writing `logits`
-    /// and `values` as [`crate::Model::predict`]; `false` (nothing written) where this batch
-    /// is not to be replayed: too large, or recording failed.
+    /// (`num_actions` a row) and `values` as [`crate::Model::predict`]; `false` (nothing
+    /// written) where this batch is not to be replayed: too large, or recording failed.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn predict(
         &mut self,
         forward: impl Fn(&Tensor) -> Outputs,
         input_shape: (Device, Kind, usize),
+        num_actions: usize,
         obs: &[f32],
         batch: usize,
         logits: &mut [f32],
@@ -280,7 +282,8 @@ impl GraphedForward {
         };
         let recorded = &self.recorded[at];
         let rows = batch as i64;
-        let host = Tensor::from_slice(obs).view([rows, -1]);
+        let obs_len = input_shape.2;
+        let host = Tensor::from_slice(&obs[..batch * obs_len]).view([rows, -1]);
         recorded.input.narrow(0, 0, rows).copy_(&host);
         if let Err(error) = recorded.graph.replay() {
             eprintln!("warning: {error}; the network runs without CUDA graphs");
@@ -289,7 +292,6 @@ impl GraphedForward {
         }
         let policy = recorded.policy.narrow(0, 0, rows).to_kind(Kind::Float);
         let value = recorded.value.narrow(0, 0, rows).to_kind(Kind::Float);
-        let num_actions = logits.len() / batch.max(1);
         policy
             .to_device(Device::Cpu)
             .copy_data(logits, batch * num_actions);

@@ -297,7 +297,8 @@ impl Model {
             let [c, h, w] = self.meta.obs_shape;
             let input = (self.device(), self.kind, c * h * w);
             let forward = |obs: &Tensor| self.forward_t(obs, false);
-            if graphs.predict(forward, input, obs, batch, logits, values) {
+            let actions = self.meta.num_actions;
+            if graphs.predict(forward, input, actions, obs, batch, logits, values) {
                 return;
             }
         }
