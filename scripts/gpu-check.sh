@@ -11,7 +11,7 @@
 #     scripts/build-for-torch.sh builds both), with how far the graphs' outputs and
 #     weights were from the passes and steps run as they are;
 #   - Go 9x9's self-play without graphs, and its learner at batches of 1,024;
-#   - then Go 9x9 trained on the GPU from the shipped model for a few minutes.
+#   - then Go 9x9 trained on the GPU from the shipped model for 3 minutes (--train-minutes).
 # Made for a GPU lent for a short while and cut off from the network: it needs nothing but
 # the binary (built for that machine's PyTorch: scripts/build-for-torch.sh) and the
 # repository's models/ and configs/, and finishes in under 8 minutes at the defaults.
@@ -21,7 +21,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 bin=target/release/zerosum
-train_minutes=5
+train_minutes=3
 networks=go9,connect4,resnet128x10
 out=runs/gpu-check
 while [ $# -gt 0 ]; do
