@@ -292,7 +292,7 @@ impl LearnerConfig {
                 "learner.precision must be auto, fp32 or bf16, got '{other}'"
             )),
         }
-        if !crate::graphs::is_graphs_setting(&self.cuda_graphs) {
+        if !is_graphs_setting(&self.cuda_graphs) {
             errors.push(format!(
                 "learner.cuda_graphs must be auto, on or off, got '{}'",
                 self.cuda_graphs
@@ -300,6 +300,12 @@ impl LearnerConfig {
         }
         errors
     }
+}
+
+/// Whether `setting` is one of `auto`, `on` and `off`, the values of `cuda_graphs` and
+/// `learner.cuda_graphs`.
+pub fn is_graphs_setting(setting: &str) -> bool {
+    ["auto", "on", "off"].contains(&setting)
 }
 
 #[cfg(test)]

@@ -36,9 +36,14 @@ fn load() -> Option<String> {
     if !handle.is_null() {
         return None;
     }
+    Some(format!("{} did not load: {}", path.display(), dl_error()))
+}
+
+/// Why the last `dlopen` on this thread failed, as the loader says it.
+pub(crate) fn dl_error() -> String {
     // SAFETY: dlerror returns null or a NUL-terminated message owned by the loader, read
     // at once on this thread.
-    let reason = unsafe {
+    unsafe {
         let message = libc::dlerror();
         if message.is_null() {
             "unknown error".to_string()
@@ -47,8 +52,7 @@ fn load() -> Option<String> {
                 .to_string_lossy()
                 .into_owned()
         }
-    };
-    Some(format!("{} did not load: {reason}", path.display()))
+    }
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -96,6 +96,16 @@ impl From<tch::TchError> for NnError {
     }
 }
 
+/// The first line of a panic's message (libtorch's errors reach Rust as panics).
+pub(crate) fn panic_line(panic: &(dyn std::any::Any + Send)) -> &str {
+    let text = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("unknown failure");
+    text.lines().next().unwrap_or(text)
+}
+
 /// What [`NnError::NoGpu`] found: none, or too few for the index asked for.
 fn gpus_found(found: i64) -> String {
     match found {

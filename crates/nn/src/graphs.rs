@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use tch::{Device, Kind, Tensor};
 
-use crate::error::NnError;
+use crate::error::{panic_line, NnError};
 use crate::families::Outputs;
 
 /// The shim's file name, beside the executable.
@@ -53,6 +53,12 @@ pub fn cuda_graphs_available() -> Result<(), String> {
     shim().map(|_| ()).map_err(str::to_string)
 }
 
+/// Refuses `KEY = "on"` in one line where this process cannot record graphs.
+pub(crate) fn require_cuda_graphs(key: &str) -> Result<(), NnError> {
+    cuda_graphs_available()
+        .map_err(|why| NnError::BadConfig(format!("{key} = \"on\" cannot be met: {why}")))
+}
+
 /// What `cuda_graphs = "auto"` chooses on `device`: graphs on CUDA where the shim is there
 /// (docs/results.md, "On a GPU", measures them against the passes run as they are).
 pub fn cuda_graphs_auto(device: Device) -> bool {
@@ -67,11 +73,6 @@ pub fn cuda_graphs_setting(setting: &str, device: Device) -> bool {
         "auto" => cuda_graphs_auto(device),
         _ => false,
     }
-}
-
-/// Whether `setting` is one of `auto`, `on` and `off`.
-pub fn is_graphs_setting(setting: &str) -> bool {
-    ["auto", "on", "off"].contains(&setting)
 }
 
 fn library_path() -> Result<PathBuf, String> {
@@ -97,7 +98,11 @@ fn open_shim() -> Result<Shim, String> {
     // own, already run for the libtorch this process loaded. The handle is never closed.
     let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
     if handle.is_null() {
-        return Err(format!("{} did not load: {}", path.display(), dl_error()));
+        return Err(format!(
+            "{} did not load: {}",
+            path.display(),
+            crate::cuda::dl_error()
+        ));
     }
     let symbol = |name: &CStr| {
         // SAFETY: a lookup in a library that stays open; the caller gives it its type.
@@ -126,18 +131,6 @@ fn open_shim() -> Result<Shim, String> {
     }
 }
 
-fn dl_error() -> String {
-    // SAFETY: dlerror returns null or a NUL-terminated message owned by the loader.
-    unsafe {
-        let message = libc::dlerror();
-        if message.is_null() {
-            "unknown error".to_string()
-        } else {
-            CStr::from_ptr(message).to_string_lossy().into_owned()
-        }
-    }
-}
-
 /// Calls a shim function with room for its message; its message as the error.
 fn checked(call: impl FnOnce(*mut c_char, usize) -> c_int) -> Result<(), String> {
     let mut message = [0 as c_char; 512];
@@ -152,14 +145,7 @@ fn checked(call: impl FnOnce(*mut c_char, usize) -> c_int) -> Result<(), String>
 
 /// `work`'s result, or its panic's first line (libtorch's errors reach Rust as panics).
 fn guarded<R>(work: impl FnOnce() -> R) -> Result<R, String> {
-    catch_unwind(AssertUnwindSafe(work)).map_err(|panic| {
-        let text = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("a panic");
-        text.lines().next().unwrap_or("").to_string()
-    })
+    catch_unwind(AssertUnwindSafe(work)).map_err(|panic| panic_line(&*panic).to_string())
 }
 
 /// Work on one CUDA device, recorded once and replayed.

@@ -33,13 +33,14 @@ mod server;
 mod training;
 
 pub use autocast::mixed_precision_available;
-pub use config::{Family, LearnerConfig, ModelConfig, OptimizerKind, PolicyLoss};
+pub use config::{
+    is_graphs_setting, Family, LearnerConfig, ModelConfig, OptimizerKind, PolicyLoss,
+};
 pub use error::NnError;
 pub use evaluator::NetEvaluator;
 pub use families::{Outputs, PolicyValueNet};
 pub use graphs::{
-    cuda_graphs_auto, cuda_graphs_available, cuda_graphs_setting, is_graphs_setting, GRAPH_LIBRARY,
-    GRAPH_LIBRARY_VAR,
+    cuda_graphs_auto, cuda_graphs_available, cuda_graphs_setting, GRAPH_LIBRARY, GRAPH_LIBRARY_VAR,
 };
 pub use model::{
     checkpoint_base, parse_device, with_extension, Ancestor, CheckpointBytes, CheckpointMeta,

@@ -358,9 +358,7 @@ impl Model {
     pub fn with_cuda_graphs(mut self, on: bool) -> Result<Model, NnError> {
         self.graphs = None;
         if on && self.device().is_cuda() {
-            crate::graphs::cuda_graphs_available().map_err(|why| {
-                NnError::BadConfig(format!("cuda_graphs = \"on\" cannot be met: {why}"))
-            })?;
+            crate::graphs::require_cuda_graphs("cuda_graphs")?;
             self.graphs = Some(Mutex::default());
         }
         Ok(self)

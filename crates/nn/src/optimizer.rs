@@ -85,16 +85,14 @@ impl Optimizer {
         self.step_at(loss, Rate::Device(scalars), clip);
     }
 
-    /// Counts a step taken by replaying a recorded [`Optimizer::step_on_device`]; returns
-    /// the count, for its scalars.
-    pub(crate) fn count_step(&mut self) -> i64 {
-        self.steps += 1;
+    /// Steps taken so far.
+    pub(crate) fn steps(&self) -> i64 {
         self.steps
     }
 
-    /// Takes back a step counted for a replay that did not run.
-    pub(crate) fn uncount_step(&mut self) {
-        self.steps -= 1;
+    /// Counts a step taken by replaying a recorded [`Optimizer::step_on_device`].
+    pub(crate) fn count_step(&mut self) {
+        self.steps += 1;
     }
 
     fn step_at(&mut self, loss: &Tensor, rate: Rate, clip: f64) {

@@ -18,7 +18,7 @@ use std::thread::JoinHandle;
 use zerosum_games::Game;
 use zerosum_search::Evaluator;
 
-use crate::error::NnError;
+use crate::error::{panic_line, NnError};
 use crate::model::Model;
 
 /// A thread's leaves, observed, with where to send the answer.
@@ -145,12 +145,7 @@ fn probe(model: &Model, batch: usize) -> Result<(), NnError> {
     let mut values = vec![0.0; batch];
     let run = || model.predict(&obs, batch, &mut logits, &mut values);
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|panic| {
-        let text = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("unknown failure");
-        let first = text.lines().next().unwrap_or(text);
+        let first = panic_line(&*panic);
         NnError::BadConfig(format!(
             "a forward pass of {batch} positions failed on {:?} ({first}): lower \
              self_play.max_batch",

@@ -115,9 +115,7 @@ impl TrainState {
     pub fn with_cuda_graphs(mut self, on: bool) -> Result<TrainState, NnError> {
         self.graphs = None;
         if on && self.model.device().is_cuda() {
-            crate::graphs::cuda_graphs_available().map_err(|why| {
-                NnError::BadConfig(format!("learner.cuda_graphs = \"on\" cannot be met: {why}"))
-            })?;
+            crate::graphs::require_cuda_graphs("learner.cuda_graphs")?;
             self.graphs = Some(StepGraph::Wanted);
         }
         Ok(self)
@@ -223,14 +221,14 @@ impl TrainState {
             return None;
         }
         input.copy_from(batch);
-        scalars.fill(lr, self.optimizer.count_step());
+        scalars.fill(lr, self.optimizer.steps() + 1);
         if let Err(error) = graph.replay() {
             // Nothing of this step ran: it is taken again, unrecorded.
             eprintln!("warning: {error}; the learner steps without CUDA graphs");
-            self.optimizer.uncount_step();
             self.graphs = Some(StepGraph::Failed);
             return None;
         }
+        self.optimizer.count_step();
         self.step += 1;
         Some(PendingLosses(terms.copy()))
     }
@@ -426,30 +424,26 @@ impl DeviceBatch {
         }
     }
 
+    /// The batch's tensors, the reply targets last where there are any.
+    fn tensors(&self) -> Vec<&Tensor> {
+        let mut all = vec![&self.obs, &self.policy, &self.value, &self.mask];
+        if let Some((reply, has_reply)) = &self.reply {
+            all.extend([reply, has_reply]);
+        }
+        all
+    }
+
     /// Whether `other` has this batch's tensors in the same shapes.
     fn same_shape(&self, other: &DeviceBatch) -> bool {
-        let replies = match (&self.reply, &other.reply) {
-            (Some((r, h)), Some((r2, h2))) => r.size() == r2.size() && h.size() == h2.size(),
-            (None, None) => true,
-            _ => false,
-        };
-        replies
-            && self.obs.size() == other.obs.size()
-            && self.policy.size() == other.policy.size()
-            && self.value.size() == other.value.size()
-            && self.mask.size() == other.mask.size()
+        let (mine, theirs) = (self.tensors(), other.tensors());
+        mine.len() == theirs.len() && mine.iter().zip(&theirs).all(|(a, b)| a.size() == b.size())
     }
 
     /// Copies `other`, of the same shape, into this batch's tensors.
     fn copy_from(&mut self, other: &DeviceBatch) {
         let _guard = tch::no_grad_guard();
-        self.obs.copy_(&other.obs);
-        self.policy.copy_(&other.policy);
-        self.value.copy_(&other.value);
-        self.mask.copy_(&other.mask);
-        if let (Some((r, h)), Some((r2, h2))) = (&mut self.reply, &other.reply) {
-            r.copy_(r2);
-            h.copy_(h2);
+        for (mine, theirs) in self.tensors().into_iter().zip(other.tensors()) {
+            mine.shallow_clone().copy_(theirs);
         }
     }
 

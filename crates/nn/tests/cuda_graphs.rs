@@ -45,6 +45,18 @@ fn tower() -> ModelConfig {
     }
 }
 
+/// Two learners of `model` with the default settings: one as steps run, one asked to
+/// record its steps as a CUDA graph.
+fn twin_learners(model: Model) -> (TrainState, TrainState) {
+    let config = LearnerConfig::default();
+    let plain = TrainState::new(model.try_clone().unwrap(), &config, 0).unwrap();
+    let graphed = TrainState::new(model, &config, 0)
+        .unwrap()
+        .with_cuda_graphs(true)
+        .unwrap();
+    (plain, graphed)
+}
+
 #[test]
 fn the_shim_loads_against_this_libtorch_where_setup_built_it() {
     if !libtorch_has_cuda() {
@@ -81,12 +93,7 @@ fn asking_for_graphs_changes_nothing_on_the_cpu() {
     graphed.predict(&samples.obs, 12, &mut logits2, &mut values2);
     assert_eq!((logits, values), (logits2, values2));
 
-    let config = LearnerConfig::default();
-    let mut plain = TrainState::new(model.try_clone().unwrap(), &config, 0).unwrap();
-    let mut asked = TrainState::new(model, &config, 0)
-        .unwrap()
-        .with_cuda_graphs(true)
-        .unwrap();
+    let (mut plain, mut asked) = twin_learners(model);
     for _ in 0..3 {
         assert_eq!(plain.train_step(&samples), asked.train_step(&samples));
     }
@@ -126,12 +133,7 @@ fn recorded_passes_and_steps_match_unrecorded_ones_on_a_gpu() {
     let samples: Vec<_> = (0..4)
         .map(|seed| batch(&positions(&game, 64, 10 + seed)))
         .collect();
-    let config = LearnerConfig::default();
-    let mut plain = TrainState::new(model.try_clone().unwrap(), &config, 0).unwrap();
-    let mut recorded = TrainState::new(model, &config, 0)
-        .unwrap()
-        .with_cuda_graphs(true)
-        .unwrap();
+    let (mut plain, mut recorded) = twin_learners(model);
     for step in 0..8 {
         let a = plain.train_step(&samples[step % 4]);
         let b = recorded.train_step(&samples[step % 4]);

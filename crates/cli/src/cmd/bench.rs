@@ -144,7 +144,7 @@ impl Column {
     /// The columns for `precisions` on `device`: each as it runs, then on CUDA where graphs
     /// can be recorded each replayed.
     fn all(precisions: &[Precision], device: Device) -> Vec<Column> {
-        let graphs = device.is_cuda() && zerosum_nn::cuda_graphs_available().is_ok();
+        let graphs = zerosum_nn::cuda_graphs_auto(device);
         let plain = precisions.iter().map(|&precision| Column {
             precision,
             graphs: false,
@@ -286,8 +286,8 @@ fn forward_rates<G: Game>(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let names: Vec<String> = columns.iter().map(|c| format!("{:>12}", c.key())).collect();
-    // Per precision: the largest difference a graph's outputs showed.
-    let mut graph_apart = [0.0f32; 3];
+    // Per column: the largest difference its outputs showed from the plain column's.
+    let mut apart = vec![0.0f32; columns.len()];
     println!("bare forward, positions/s (observe + forward + copy out):");
     println!("  batch {}", names.join(""));
     let obs_len = initial.obs_len();
@@ -312,19 +312,17 @@ fn forward_rates<G: Game>(
         let cells: Vec<String> = rates.iter().map(|r| format!("{r:>12.0}")).collect();
         println!("  {batch:>5} {}", cells.join(""));
         rows.push((batch, rates));
-        for (column, model) in columns.iter().zip(&models).filter(|(c, _)| c.graphs) {
+        for (at, column) in columns.iter().enumerate().filter(|(_, c)| c.graphs) {
             let plain = columns
                 .iter()
                 .position(|c| c.precision == column.precision && !c.graphs);
             if let Some(plain) = plain {
-                let apart = outputs_apart(&models[plain], model, &obs, batch);
-                let worst = &mut graph_apart[column.precision as usize];
-                *worst = worst.max(apart);
+                let now = outputs_apart(&models[plain], &models[at], &obs, batch);
+                apart[at] = apart[at].max(now);
             }
         }
     }
-    for column in columns.iter().filter(|c| c.graphs) {
-        let apart = graph_apart[column.precision as usize];
+    for (column, &apart) in columns.iter().zip(&apart).filter(|(c, _)| c.graphs) {
         println!(
             "  {}: outputs at most {apart:.1e} from the passes run as they are, over these batches",
             column.key()
@@ -552,7 +550,7 @@ fn learner_rate<G: Game>(
         .map(|b| DeviceBatch::upload(b, model.device()))
         .collect();
     let configured = config.training_precision(model.device());
-    let graphs = model.device().is_cuda() && zerosum_nn::cuda_graphs_available().is_ok();
+    let graphs = zerosum_nn::cuda_graphs_auto(model.device());
     println!("learner (batch {size}):");
     if graphs {
         graph_drift(config, model, &on_device, summary)?;
