@@ -1,6 +1,7 @@
 """The strength scripts against OpenSpiel's MCTSBot, end to end at tiny budgets: they play
 their games, score them with zerosum's interval, and print the table row."""
 
+import json
 import os
 import re
 import shutil
@@ -64,6 +65,9 @@ def test_a_shipped_model_from_zerosum_models_is_the_one_the_row_names(tmp_path):
         ("openspiel-mcts.py", ["no_such_game", "runs/x"], "OpenSpiel has no such game"),
         ("openspiel-mcts.py", ["hex(board_size=5)", "/no/such/run"], "no checkpoint there"),
         ("openspiel-mcts.py", ["tic_tac_toe", "runs/x", "--games", "0"], "at least 1"),
+        ("shared-errors.py", ["shipped", "--positions", "/no/such/file"], "No such file"),
+        ("shared-errors.py", ["/no/such/run", "--sets", "end-easy"], "no checkpoint there"),
+        ("shared-errors.py", ["shipped", "--sets", "no-such-set"], "no position of the sets"),
     ],
 )
 def test_the_strength_scripts_refuse_bad_arguments_in_one_line(name, args, message):
@@ -88,3 +92,25 @@ def test_a_go_row_carries_the_arena_s_margin():
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
     ).stdout
     assert f"| +2 =0 -0 | 100.0% [34.2%, 100.0%], margin {margin.group(1)} points a game |" in row, row
+
+
+def test_shared_errors_counts_each_checkpoint_s_errors_and_saves_the_shared_positions(tmp_path):
+    # Four solved positions whose every move is relabelled so that only the worst one keeps
+    # the outcome: a player that avoids losing moves errs on each.
+    with open(os.path.join(ROOT, "models", "benchmarks", "connect4-sets.jsonl")) as lines:
+        solved = [json.loads(line) for line in lines][:4]
+    for position in solved:
+        worst = min(position["values"], key=lambda mv: mv[1])[0]
+        position["values"] = [[move, 1 if move == worst else 0] for move, _ in position["values"]]
+    positions, shared = tmp_path / "positions.jsonl", tmp_path / "shared.jsonl"
+    positions.write_text("".join(json.dumps(p) + "\n" for p in solved))
+    done = script("shared-errors.py", "shipped", "shipped", "--positions", str(positions),
+                  "--sims", "8", "--save", str(shared))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["shipped: end-easy 4"] * 2, done.stdout
+    assert "4 positions erred on; by how many of the 2 checkpoints: 2: 4" in lines, done.stdout
+    assert [json.loads(line) for line in shared.read_text().splitlines()] == solved
+    again = script("shared-errors.py", "shipped", "--positions", str(shared), "--sims", "8")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[0] == "shipped: end-easy 4", again.stdout
