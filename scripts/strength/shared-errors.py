@@ -16,8 +16,6 @@ import sys
 
 import zerosum
 
-COLUMNS = "abcdefg"
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -67,9 +65,9 @@ def erred(agent, game, position) -> bool:
     """Whether the agent's move changes the position's solved outcome."""
     state = game.new_initial_state()
     for move in position["moves"]:
-        state.apply_action(COLUMNS.index(move))
+        state.apply_action(state.string_to_action(move))
     values = dict(position["values"])
-    chosen = COLUMNS[agent.analyse(state)["action"]]
+    chosen = state.action_to_string(state.current_player(), agent.analyse(state)["action"])
     return values[chosen] != max(values.values())
 
 

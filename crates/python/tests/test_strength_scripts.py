@@ -1,5 +1,6 @@
-"""The strength scripts against OpenSpiel's MCTSBot, end to end at tiny budgets: they play
-their games, score them with zerosum's interval, and print the table row."""
+"""The strength scripts, end to end at tiny budgets: those against OpenSpiel's MCTSBot play
+their games, score them with zerosum's interval and print the table row; shared-errors.py
+counts the checkpoints that err on each solved position."""
 
 import json
 import os
